@@ -1,0 +1,105 @@
+// A parsed class file. Parsing keeps every attribute as raw bytes (a view into the input), so
+// writing an unedited class gives the input back byte for byte, and methods that are not
+// edited are copied byte for byte. Decoders for the attributes the rewriter needs are in
+// attributes.h; the per-method code IR is in code_ir.h.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classfile/constant_pool.h"
+#include "classfile/error.h"
+
+namespace duplex {
+
+// Access flags used by the library (JVMS 4.1, 4.5, 4.6).
+namespace access {
+inline constexpr uint16_t kPublic = 0x0001;
+inline constexpr uint16_t kPrivate = 0x0002;
+inline constexpr uint16_t kProtected = 0x0004;
+inline constexpr uint16_t kStatic = 0x0008;
+inline constexpr uint16_t kFinal = 0x0010;
+inline constexpr uint16_t kSynchronized = 0x0020;  // methods; ACC_SUPER on classes
+inline constexpr uint16_t kBridge = 0x0040;
+inline constexpr uint16_t kVarargs = 0x0080;
+inline constexpr uint16_t kNative = 0x0100;
+inline constexpr uint16_t kInterface = 0x0200;
+inline constexpr uint16_t kAbstract = 0x0400;
+inline constexpr uint16_t kStrict = 0x0800;
+inline constexpr uint16_t kSynthetic = 0x1000;
+inline constexpr uint16_t kAnnotation = 0x2000;
+inline constexpr uint16_t kEnum = 0x4000;
+inline constexpr uint16_t kModule = 0x8000;
+}  // namespace access
+
+// An attribute as stored: its name index and its body bytes. The body is a view into either
+// the parsed input or a buffer this attribute owns (after an edit).
+struct Attribute {
+  uint16_t name_index = 0;
+  std::span<const uint8_t> data;
+  std::shared_ptr<const std::vector<uint8_t>> owned;  // set when data is not the input's
+
+  void set_data(std::vector<uint8_t> bytes);
+};
+
+struct Member {  // a field or a method
+  uint16_t access_flags = 0;
+  uint16_t name_index = 0;
+  uint16_t descriptor_index = 0;
+  std::vector<Attribute> attributes;
+};
+
+class ClassFile {
+ public:
+  uint16_t minor_version = 0;
+  uint16_t major_version = 0;
+  ConstantPool pool;
+  uint16_t access_flags = 0;
+  uint16_t this_class = 0;
+  uint16_t super_class = 0;
+  std::vector<uint16_t> interfaces;
+  std::vector<Member> fields;
+  std::vector<Member> methods;
+  std::vector<Attribute> attributes;
+
+  // Supported versions: 45 (Java 1.1) to 69 (Java 25).
+  static constexpr uint16_t kMinMajor = 45;
+  static constexpr uint16_t kMaxMajor = 69;
+
+  // Parses a whole class file. The bytes are copied once and kept alive by the result, so
+  // the caller's buffer may go away. Trailing bytes after the class are an error.
+  static Result<ClassFile> parse(std::span<const uint8_t> bytes);
+  // Serialises the class. Fails only if a count overflows its u2/u4 field.
+  Result<std::vector<uint8_t>> write() const;
+
+  // Internal name of this class ("java/lang/String"), or "<unknown>" if the pool is broken.
+  std::string name() const;
+  std::string_view member_name(const Member& m) const;
+  std::string_view member_descriptor(const Member& m) const;
+  std::string_view attribute_name(const Attribute& a) const;
+  // The first attribute with this name, or nullptr.
+  const Attribute* find_attribute(const std::vector<Attribute>& attrs, std::string_view name) const;
+  Attribute* find_attribute(std::vector<Attribute>& attrs, std::string_view name) const;
+
+  bool has_stack_map_frames() const { return major_version >= 50; }
+
+  // Where `bytes` (a view from this class's attributes) starts in the parsed class file, so
+  // decoders can report class-file offsets; 0 for bytes that were not parsed (edited ones).
+  size_t file_offset_of(std::span<const uint8_t> bytes) const {
+    if (!source_ || bytes.empty()) return 0;
+    const uint8_t* base = source_->data();
+    if (bytes.data() < base || bytes.data() >= base + source_->size()) return 0;
+    return static_cast<size_t>(bytes.data() - base);
+  }
+
+ private:
+  static Result<ClassFile> parse_body(ClassFile cf, ByteReader& in);
+
+  std::shared_ptr<const std::vector<uint8_t>> source_;  // keeps parsed views alive
+};
+
+}  // namespace duplex

@@ -1,0 +1,418 @@
+#include "classfile/constant_pool.h"
+
+#include <cstring>
+
+namespace duplex {
+namespace {
+
+bool is_wide(CpTag t) {
+  return t == CpTag::kLong || t == CpTag::kDouble;
+}
+
+bool is_member_ref(CpTag t) {
+  return t == CpTag::kFieldref || t == CpTag::kMethodref || t == CpTag::kInterfaceMethodref;
+}
+
+// Reads the body of one entry whose tag byte has been read.
+bool read_entry_body(ByteReader& in, CpEntry& e) {
+  switch (e.tag) {
+    case CpTag::kUtf8: {
+      uint16_t len = in.u2();
+      auto bytes = in.bytes(len);
+      e.utf8.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      return true;
+    }
+    case CpTag::kInteger:
+    case CpTag::kFloat:
+      e.bits = in.u4();
+      return true;
+    case CpTag::kLong:
+    case CpTag::kDouble:
+      e.bits = static_cast<uint64_t>(in.u4()) << 32;
+      e.bits |= in.u4();
+      return true;
+    case CpTag::kClass:
+    case CpTag::kString:
+    case CpTag::kMethodType:
+    case CpTag::kModule:
+    case CpTag::kPackage:
+      e.a = in.u2();
+      return true;
+    case CpTag::kMethodHandle:
+      e.a = in.u1();
+      e.b = in.u2();
+      return true;
+    case CpTag::kFieldref:
+    case CpTag::kMethodref:
+    case CpTag::kInterfaceMethodref:
+    case CpTag::kNameAndType:
+    case CpTag::kDynamic:
+    case CpTag::kInvokeDynamic:
+      e.a = in.u2();
+      e.b = in.u2();
+      return true;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
+const char* cp_tag_name(CpTag tag) {
+  switch (tag) {
+    case CpTag::kUnusable:
+      return "Unusable";
+    case CpTag::kUtf8:
+      return "Utf8";
+    case CpTag::kInteger:
+      return "Integer";
+    case CpTag::kFloat:
+      return "Float";
+    case CpTag::kLong:
+      return "Long";
+    case CpTag::kDouble:
+      return "Double";
+    case CpTag::kClass:
+      return "Class";
+    case CpTag::kString:
+      return "String";
+    case CpTag::kFieldref:
+      return "Fieldref";
+    case CpTag::kMethodref:
+      return "Methodref";
+    case CpTag::kInterfaceMethodref:
+      return "InterfaceMethodref";
+    case CpTag::kNameAndType:
+      return "NameAndType";
+    case CpTag::kMethodHandle:
+      return "MethodHandle";
+    case CpTag::kMethodType:
+      return "MethodType";
+    case CpTag::kDynamic:
+      return "Dynamic";
+    case CpTag::kInvokeDynamic:
+      return "InvokeDynamic";
+    case CpTag::kModule:
+      return "Module";
+    case CpTag::kPackage:
+      return "Package";
+  }
+  return "?";
+}
+
+ConstantPool::ConstantPool() : entries_(1) {}
+
+Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
+  ConstantPool pool;
+  size_t count_at = in.absolute_pos();
+  uint16_t count = in.u2();
+  if (in.failed()) return Error::at_file(in.failure_offset(), "truncated before the constant pool");
+  if (count == 0) return Error::at_file(count_at, "constant_pool_count is 0");
+  pool.entries_.resize(count);
+  std::vector<size_t> offsets(count, 0);
+  for (uint32_t i = 1; i < count; ++i) {
+    offsets[i] = in.absolute_pos();
+    CpEntry& e = pool.entries_[i];
+    e.tag = static_cast<CpTag>(in.u1());
+    if (in.failed()) break;
+    if (!read_entry_body(in, e)) {
+      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
+                                            ": unknown tag " +
+                                            std::to_string(static_cast<int>(e.tag)));
+    }
+    if (is_wide(e.tag)) {
+      if (i + 1 >= count) {
+        return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
+                                              ": Long/Double takes the last slot");
+      }
+      ++i;  // the slot after a Long or Double is unusable
+    }
+  }
+  if (in.failed()) {
+    return Error::at_file(in.failure_offset(), "truncated inside the constant pool");
+  }
+  for (uint32_t i = 1; i < count; ++i) {
+    if (auto err = pool.check_references(i)) {
+      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) + " (" +
+                                            cp_tag_name(pool.entries_[i].tag) + "): " + *err);
+    }
+  }
+  return pool;
+}
+
+// Why entry i refers to a missing or wrong-kind entry, or nullopt if it is sound.
+std::optional<std::string> ConstantPool::check_references(uint32_t i) const {
+  const CpEntry& e = entries_[i];
+  auto expect = [&](uint16_t ref, auto pred, const char* what) -> std::optional<std::string> {
+    if (ref == 0 || ref >= entries_.size() || !pred(entries_[ref].tag)) {
+      return "reference #" + std::to_string(ref) + " is not " + what;
+    }
+    return std::nullopt;
+  };
+  auto utf8 = [](CpTag t) { return t == CpTag::kUtf8; };
+  switch (e.tag) {
+    case CpTag::kClass:
+    case CpTag::kString:
+    case CpTag::kMethodType:
+    case CpTag::kModule:
+    case CpTag::kPackage:
+      return expect(e.a, utf8, "a Utf8");
+    case CpTag::kFieldref:
+    case CpTag::kMethodref:
+    case CpTag::kInterfaceMethodref:
+      if (auto err = expect(
+              e.a, [](CpTag t) { return t == CpTag::kClass; }, "a Class"))
+        return err;
+      return expect(
+          e.b, [](CpTag t) { return t == CpTag::kNameAndType; }, "a NameAndType");
+    case CpTag::kNameAndType:
+      if (auto err = expect(e.a, utf8, "a Utf8")) return err;
+      return expect(e.b, utf8, "a Utf8");
+    case CpTag::kMethodHandle:
+      if (e.a < 1 || e.a > 9) return "reference kind " + std::to_string(e.a) + " is not 1..9";
+      return expect(e.b, is_member_ref, "a member reference");
+    case CpTag::kDynamic:
+    case CpTag::kInvokeDynamic:
+      return expect(
+          e.b, [](CpTag t) { return t == CpTag::kNameAndType; }, "a NameAndType");
+    default:
+      return std::nullopt;
+  }
+}
+
+void ConstantPool::write(ByteWriter& out) const {
+  out.u2(count());
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    const CpEntry& e = entries_[i];
+    if (e.tag == CpTag::kUnusable) continue;
+    out.u1(static_cast<uint8_t>(e.tag));
+    switch (e.tag) {
+      case CpTag::kUtf8:
+        out.u2(static_cast<uint32_t>(e.utf8.size()));
+        out.bytes(e.utf8);
+        break;
+      case CpTag::kInteger:
+      case CpTag::kFloat:
+        out.u4(static_cast<uint32_t>(e.bits));
+        break;
+      case CpTag::kLong:
+      case CpTag::kDouble:
+        out.u4(static_cast<uint32_t>(e.bits >> 32));
+        out.u4(static_cast<uint32_t>(e.bits));
+        break;
+      case CpTag::kMethodHandle:
+        out.u1(e.a);
+        out.u2(e.b);
+        break;
+      case CpTag::kClass:
+      case CpTag::kString:
+      case CpTag::kMethodType:
+      case CpTag::kModule:
+      case CpTag::kPackage:
+        out.u2(e.a);
+        break;
+      default:
+        out.u2(e.a);
+        out.u2(e.b);
+        break;
+    }
+  }
+}
+
+const CpEntry* ConstantPool::entry(uint32_t index) const {
+  if (index == 0 || index >= entries_.size()) return nullptr;
+  const CpEntry& e = entries_[index];
+  return e.tag == CpTag::kUnusable ? nullptr : &e;
+}
+
+CpTag ConstantPool::tag(uint32_t index) const {
+  const CpEntry* e = entry(index);
+  return e ? e->tag : CpTag::kUnusable;
+}
+
+std::optional<std::string_view> ConstantPool::utf8(uint32_t index) const {
+  const CpEntry* e = entry(index);
+  if (!e || e->tag != CpTag::kUtf8) return std::nullopt;
+  return std::string_view(e->utf8);
+}
+
+std::optional<std::string_view> ConstantPool::class_name(uint32_t index) const {
+  const CpEntry* e = entry(index);
+  if (!e || e->tag != CpTag::kClass) return std::nullopt;
+  return utf8(e->a);
+}
+
+std::optional<std::pair<std::string_view, std::string_view>> ConstantPool::name_and_type(
+    uint32_t index) const {
+  const CpEntry* e = entry(index);
+  if (!e || e->tag != CpTag::kNameAndType) return std::nullopt;
+  auto name = utf8(e->a);
+  auto desc = utf8(e->b);
+  if (!name || !desc) return std::nullopt;
+  return std::make_pair(*name, *desc);
+}
+
+std::optional<MemberRef> ConstantPool::member_ref(uint32_t index) const {
+  const CpEntry* e = entry(index);
+  if (!e || !is_member_ref(e->tag)) return std::nullopt;
+  auto owner = class_name(e->a);
+  auto nat = name_and_type(e->b);
+  if (!owner || !nat) return std::nullopt;
+  return MemberRef{*owner, nat->first, nat->second};
+}
+
+std::optional<ConstantPool::DynamicRef> ConstantPool::dynamic_ref(uint32_t index) const {
+  const CpEntry* e = entry(index);
+  if (!e || (e->tag != CpTag::kDynamic && e->tag != CpTag::kInvokeDynamic)) return std::nullopt;
+  auto nat = name_and_type(e->b);
+  if (!nat) return std::nullopt;
+  return DynamicRef{e->a, nat->first, nat->second};
+}
+
+// ---- editing ----
+
+std::string ConstantPool::key_of(const CpEntry& e) const {
+  std::string key(1, static_cast<char>(e.tag));
+  switch (e.tag) {
+    case CpTag::kUtf8:
+      key += e.utf8;
+      break;
+    case CpTag::kInteger:
+    case CpTag::kFloat:
+    case CpTag::kLong:
+    case CpTag::kDouble:
+      key.append(reinterpret_cast<const char*>(&e.bits), sizeof e.bits);
+      break;
+    default:
+      key.append(reinterpret_cast<const char*>(&e.a), sizeof e.a);
+      key.append(reinterpret_cast<const char*>(&e.b), sizeof e.b);
+      break;
+  }
+  return key;
+}
+
+void ConstantPool::build_index() const {
+  if (indexed_) return;
+  index_.reserve(entries_.size() * 2);
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    if (entries_[i].tag == CpTag::kUnusable) continue;
+    index_.emplace(key_of(entries_[i]), static_cast<uint16_t>(i));  // first one wins
+  }
+  indexed_ = true;
+}
+
+Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
+  if (entry.tag == CpTag::kUnusable) return Error::plain("cannot add an unusable pool entry");
+  build_index();
+  std::string key = key_of(entry);
+  if (auto it = index_.find(key); it != index_.end()) return it->second;
+  size_t slots = is_wide(entry.tag) ? 2 : 1;
+  if (entries_.size() + slots > kMaxCount) {
+    return Error::plain("constant pool is full: adding a " + std::string(cp_tag_name(entry.tag)) +
+                        " entry would pass the limit of 65535 slots");
+  }
+  if (entry.tag == CpTag::kUtf8 && entry.utf8.size() > 0xFFFF) {
+    return Error::plain("Utf8 constant longer than 65535 bytes");
+  }
+  auto index = static_cast<uint16_t>(entries_.size());
+  entries_.push_back(entry);
+  if (slots == 2) entries_.emplace_back();
+  index_.emplace(std::move(key), index);
+  return index;
+}
+
+Result<uint16_t> ConstantPool::add_utf8(std::string_view modified_utf8) {
+  CpEntry e;
+  e.tag = CpTag::kUtf8;
+  e.utf8 = std::string(modified_utf8);
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_ref1(CpTag tag, std::string_view utf8_text) {
+  auto name = add_utf8(utf8_text);
+  if (!name) return name.error();
+  CpEntry e;
+  e.tag = tag;
+  e.a = *name;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
+  return add_ref1(CpTag::kClass, internal_name);
+}
+
+Result<uint16_t> ConstantPool::add_string(std::string_view modified_utf8) {
+  return add_ref1(CpTag::kString, modified_utf8);
+}
+
+Result<uint16_t> ConstantPool::add_integer(int32_t value) {
+  CpEntry e;
+  e.tag = CpTag::kInteger;
+  e.bits = static_cast<uint32_t>(value);
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_float_bits(uint32_t bits) {
+  CpEntry e;
+  e.tag = CpTag::kFloat;
+  e.bits = bits;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_long(int64_t value) {
+  CpEntry e;
+  e.tag = CpTag::kLong;
+  e.bits = static_cast<uint64_t>(value);
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_double_bits(uint64_t bits) {
+  CpEntry e;
+  e.tag = CpTag::kDouble;
+  e.bits = bits;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_name_and_type(std::string_view name,
+                                                 std::string_view descriptor) {
+  auto n = add_utf8(name);
+  if (!n) return n.error();
+  auto d = add_utf8(descriptor);
+  if (!d) return d.error();
+  CpEntry e;
+  e.tag = CpTag::kNameAndType;
+  e.a = *n;
+  e.b = *d;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_member(CpTag tag, std::string_view owner, std::string_view name,
+                                          std::string_view desc) {
+  auto c = add_class(owner);
+  if (!c) return c.error();
+  auto nat = add_name_and_type(name, desc);
+  if (!nat) return nat.error();
+  CpEntry e;
+  e.tag = tag;
+  e.a = *c;
+  e.b = *nat;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_fieldref(std::string_view owner, std::string_view name,
+                                            std::string_view desc) {
+  return add_member(CpTag::kFieldref, owner, name, desc);
+}
+
+Result<uint16_t> ConstantPool::add_methodref(std::string_view owner, std::string_view name,
+                                             std::string_view desc) {
+  return add_member(CpTag::kMethodref, owner, name, desc);
+}
+
+Result<uint16_t> ConstantPool::add_interface_methodref(std::string_view owner,
+                                                       std::string_view name,
+                                                       std::string_view desc) {
+  return add_member(CpTag::kInterfaceMethodref, owner, name, desc);
+}
+
+}  // namespace duplex

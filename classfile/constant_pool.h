@@ -1,0 +1,127 @@
+// The constant pool: parsed exactly, written back byte for byte, and editable with
+// de-duplication. Utf8 entries keep their raw modified-UTF-8 bytes so that a round trip is
+// exact; text() decodes them to standard UTF-8 for display.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "classfile/bytes.h"
+#include "classfile/error.h"
+
+namespace duplex {
+
+enum class CpTag : uint8_t {
+  kUnusable = 0,  // index 0, and the second slot of a Long or Double
+  kUtf8 = 1,
+  kInteger = 3,
+  kFloat = 4,
+  kLong = 5,
+  kDouble = 6,
+  kClass = 7,
+  kString = 8,
+  kFieldref = 9,
+  kMethodref = 10,
+  kInterfaceMethodref = 11,
+  kNameAndType = 12,
+  kMethodHandle = 15,
+  kMethodType = 16,
+  kDynamic = 17,
+  kInvokeDynamic = 18,
+  kModule = 19,
+  kPackage = 20,
+};
+
+const char* cp_tag_name(CpTag tag);
+
+struct CpEntry {
+  CpTag tag = CpTag::kUnusable;
+  // Two reference fields, meaning by tag:
+  //   Class, String, MethodType, Module, Package: a = name/string/descriptor Utf8 index
+  //   Field/Method/InterfaceMethodref: a = class index, b = name-and-type index
+  //   NameAndType: a = name index, b = descriptor index
+  //   MethodHandle: a = reference kind (1..9), b = reference index
+  //   Dynamic, InvokeDynamic: a = bootstrap method attr index, b = name-and-type index
+  uint16_t a = 0;
+  uint16_t b = 0;
+  uint64_t bits = 0;  // Integer/Float: low 32 bits; Long/Double: all 64
+  std::string utf8;   // Utf8: the raw modified-UTF-8 bytes
+};
+
+// A symbolic member reference resolved through the pool.
+struct MemberRef {
+  std::string_view owner;  // internal class name
+  std::string_view name;
+  std::string_view descriptor;
+};
+
+class ConstantPool {
+ public:
+  ConstantPool();
+
+  // Parses constant_pool_count and the entries. Checks every cross-reference's index and tag.
+  static Result<ConstantPool> parse(ByteReader& in);
+  void write(ByteWriter& out) const;
+
+  // constant_pool_count as written in the class file (entries + 1).
+  uint16_t count() const { return static_cast<uint16_t>(entries_.size()); }
+  const CpEntry* entry(uint32_t index) const;
+  CpTag tag(uint32_t index) const;
+
+  // Checked accessors: nullopt when the index is out of range or has the wrong tag.
+  std::optional<std::string_view> utf8(uint32_t index) const;        // raw modified UTF-8
+  std::optional<std::string_view> class_name(uint32_t index) const;  // Class -> name
+  std::optional<MemberRef> member_ref(uint32_t index) const;  // Field/Method/InterfaceMethodref
+  std::optional<std::pair<std::string_view, std::string_view>> name_and_type(uint32_t index) const;
+  // Invokedynamic / Dynamic: bootstrap index, name and descriptor.
+  struct DynamicRef {
+    uint16_t bootstrap_index;
+    std::string_view name;
+    std::string_view descriptor;
+  };
+  std::optional<DynamicRef> dynamic_ref(uint32_t index) const;
+
+  // Adds an entry, or returns the index of an identical one already present.
+  // Fails when the pool would pass 65535 slots (Long and Double take two).
+  Result<uint16_t> add_utf8(std::string_view modified_utf8);
+  Result<uint16_t> add_class(std::string_view internal_name);
+  Result<uint16_t> add_string(std::string_view modified_utf8);
+  Result<uint16_t> add_integer(int32_t value);
+  Result<uint16_t> add_float_bits(uint32_t bits);
+  Result<uint16_t> add_long(int64_t value);
+  Result<uint16_t> add_double_bits(uint64_t bits);
+  Result<uint16_t> add_name_and_type(std::string_view name, std::string_view descriptor);
+  Result<uint16_t> add_fieldref(std::string_view owner, std::string_view name,
+                                std::string_view desc);
+  Result<uint16_t> add_methodref(std::string_view owner, std::string_view name,
+                                 std::string_view desc);
+  Result<uint16_t> add_interface_methodref(std::string_view owner, std::string_view name,
+                                           std::string_view desc);
+  // Adds an arbitrary entry (de-duplicated), for callers that build references themselves.
+  Result<uint16_t> add(const CpEntry& entry);
+
+  static constexpr uint32_t kMaxCount = 65535;  // constant_pool_count is a u2
+
+ private:
+  std::string key_of(const CpEntry& e) const;
+  void build_index() const;
+  std::optional<std::string> check_references(uint32_t index) const;
+  Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
+  Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
+                              std::string_view desc);
+
+  std::vector<CpEntry> entries_;                             // entries_[0] is unusable
+  mutable std::unordered_map<std::string, uint16_t> index_;  // built on the first add
+  mutable bool indexed_ = false;
+};
+
+// Modified UTF-8 (JVMS 4.4.7) to standard UTF-8, for display. Malformed bytes become U+FFFD.
+std::string modified_utf8_to_utf8(std::string_view modified);
+// Standard UTF-8 to modified UTF-8 (NUL as C0 80, supplementary characters as surrogate pairs).
+std::string utf8_to_modified_utf8(std::string_view utf8);
+
+}  // namespace duplex

@@ -1,0 +1,32 @@
+// Frames and stack depth without a class hierarchy.
+//
+// Frames for new labels are computed by forward simulation of the instructions from the
+// nearest known frame, following control-flow edges. Because inserted code creates no new
+// merge points of differently-typed states, no common-superclass computation is needed: a
+// label without a frame that is reached with two different states is an error.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "classfile/code_ir.h"
+#include "classfile/error.h"
+
+namespace duplex {
+
+// Gives every label in `needed` that has no frame a frame, computed by simulation from the
+// entry frame and the frames present. May add Class entries to the pool.
+Status compute_missing_frames(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx,
+                              const std::vector<LabelId>& needed);
+
+// The maximum operand-stack depth over every path (long and double count two), or an error
+// on underflow or an inconsistent depth at a join.
+Result<uint16_t> compute_max_stack(const CodeIR& ir, const ConstantPool& pool,
+                                   const MethodContext& ctx);
+
+// Slots a field or return descriptor takes on the stack: 0 (V), 1 or 2 (J, D).
+int descriptor_slots(std::string_view field_descriptor);
+// Parameter slots of a method descriptor (not counting `this`), or -1 if malformed.
+int parameter_slots(std::string_view method_descriptor);
+
+}  // namespace duplex

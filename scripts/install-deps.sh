@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs what duplex needs to build and test, from Debian packages. Safe to run again:
+# it installs only what is missing. Needs root (or sudo) on a Debian 12 machine.
+set -euo pipefail
+
+build_packages=(
+  meson ninja-build g++ pkg-config
+  libzip-dev libtinyxml2-dev catch2 libasmjit-dev
+  openjdk-17-jdk-headless
+  zip unzip
+)
+# Real programs and peers the tests and benchmarks run against.
+test_packages=(
+  libasm-java libh2-java libeclipse-jdt-core-java librhino-java libxalan2-java
+  libxerces2-java libsunflow-java libbcprov-java
+  clang libclang-rt-14-dev
+)
+
+wanted=("${build_packages[@]}")
+if [ "${1:-}" = "--with-tests" ]; then wanted+=("${test_packages[@]}"); fi
+
+missing=()
+for p in "${wanted[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+echo "duplex: installing ${missing[*]}" >&2
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+export DEBIAN_FRONTEND=noninteractive
+"${sudo_cmd[@]}" apt-get update -qq
+"${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,143 @@
+#include <catch2/catch.hpp>
+
+#include "classfile/class_file.h"
+#include "classfile/constant_pool.h"
+#include "test_support.h"
+
+using namespace duplex;
+
+namespace {
+
+// A pool with `count` slots written by hand: count, then the raw entries.
+Result<ConstantPool> parse_pool(std::vector<uint8_t> bytes) {
+  ByteReader in(bytes);
+  return ConstantPool::parse(in);
+}
+
+}  // namespace
+
+TEST_CASE("adding entries de-duplicates against the parsed pool", "[constant_pool]") {
+  auto bytes = test::jdk_class("java/lang/Object");
+  REQUIRE(!bytes.empty());
+  auto cf = ClassFile::parse(bytes);
+  REQUIRE(cf.ok());
+  ConstantPool& pool = cf->pool;
+  uint16_t before = pool.count();
+  auto object_class = pool.add_class("java/lang/Object");
+  REQUIRE(object_class.ok());
+  CHECK(*object_class == cf->this_class);
+  CHECK(pool.count() == before);
+
+  auto ref = pool.add_methodref("duplex/Runtime", "sample", "(I)V");
+  REQUIRE(ref.ok());
+  CHECK(pool.count() > before);
+  auto again = pool.add_methodref("duplex/Runtime", "sample", "(I)V");
+  REQUIRE(again.ok());
+  CHECK(*again == *ref);
+  auto m = pool.member_ref(*ref);
+  REQUIRE(m.has_value());
+  CHECK(m->owner == "duplex/Runtime");
+  CHECK(m->name == "sample");
+  CHECK(m->descriptor == "(I)V");
+}
+
+TEST_CASE("Long and Double take two slots", "[constant_pool]") {
+  ConstantPool pool;
+  auto l = pool.add_long(1234567890123LL);
+  REQUIRE(l.ok());
+  CHECK(*l == 1);
+  CHECK(pool.count() == 3);
+  CHECK(pool.entry(2) == nullptr);  // the unusable second slot
+  auto i = pool.add_integer(7);
+  REQUIRE(i.ok());
+  CHECK(*i == 3);
+  auto d = pool.add_double_bits(0x400921FB54442D18ULL);
+  REQUIRE(d.ok());
+  CHECK(pool.count() == 6);
+
+  ByteWriter out;
+  pool.write(out);
+  auto round = parse_pool(out.take());
+  REQUIRE(round.ok());
+  CHECK(round->tag(1) == CpTag::kLong);
+  CHECK(round->entry(1)->bits == 1234567890123ULL);
+  CHECK(round->tag(4) == CpTag::kDouble);
+}
+
+TEST_CASE("the pool refuses to pass 65535 slots", "[constant_pool]") {
+  ConstantPool pool;
+  Result<uint16_t> last = uint16_t{0};
+  for (int i = 0; i < 65534; ++i) {
+    last = pool.add_integer(i);
+    REQUIRE(last.ok());
+  }
+  CHECK(pool.count() == 65535);
+  auto full = pool.add_integer(-1);
+  REQUIRE_FALSE(full.ok());
+  CHECK(full.error().reason.find("constant pool is full") != std::string::npos);
+  // An existing entry is still found.
+  auto existing = pool.add_integer(5);
+  REQUIRE(existing.ok());
+  CHECK(*existing == 6);
+}
+
+TEST_CASE("a wide entry cannot take the last free slot", "[constant_pool]") {
+  ConstantPool pool;
+  for (int i = 0; i < 65533; ++i) REQUIRE(pool.add_integer(i).ok());
+  CHECK(pool.count() == 65534);
+  CHECK_FALSE(pool.add_long(1).ok());
+  CHECK(pool.add_integer(-5).ok());
+}
+
+TEST_CASE("malformed pools give errors with offsets", "[constant_pool]") {
+  SECTION("unknown tag") {
+    auto r = parse_pool({0, 2, 2, 0, 0});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().offset == 2);
+    CHECK(r.error().reason.find("unknown tag 2") != std::string::npos);
+  }
+  SECTION("truncated Utf8") {
+    auto r = parse_pool({0, 2, 1, 0, 10, 'a', 'b'});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().reason.find("truncated") != std::string::npos);
+  }
+  SECTION("Class pointing at an Integer") {
+    auto r = parse_pool({0, 3, 3, 0, 0, 0, 1, 7, 0, 1});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().reason.find("is not a Utf8") != std::string::npos);
+    CHECK(r.error().offset == 7);
+  }
+  SECTION("reference out of range") {
+    auto r = parse_pool({0, 2, 8, 0, 9});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().reason.find("#9") != std::string::npos);
+  }
+  SECTION("Long in the last slot") {
+    auto r = parse_pool({0, 2, 5, 0, 0, 0, 0, 0, 0, 0, 1});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().reason.find("last slot") != std::string::npos);
+  }
+  SECTION("bad method handle kind") {
+    auto r = parse_pool({0, 2, 15, 10, 0, 1});
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().reason.find("reference kind 10") != std::string::npos);
+  }
+  SECTION("zero count") {
+    auto r = parse_pool({0, 0});
+    REQUIRE_FALSE(r.ok());
+  }
+}
+
+TEST_CASE("modified UTF-8 converts both ways", "[constant_pool]") {
+  std::string nul_mod = "a\xC0\x80" "b";
+  CHECK(modified_utf8_to_utf8(nul_mod) == std::string("a\0b", 3));
+  CHECK(utf8_to_modified_utf8(std::string("a\0b", 3)) == nul_mod);
+  // U+1F600 is a surrogate pair of two 3-byte units in modified UTF-8.
+  std::string smile = "\xF0\x9F\x98\x80";
+  std::string smile_mod = utf8_to_modified_utf8(smile);
+  CHECK(smile_mod.size() == 6);
+  CHECK(modified_utf8_to_utf8(smile_mod) == smile);
+  CHECK(modified_utf8_to_utf8("caf\xC3\xA9") == "caf\xC3\xA9");
+  // Garbage decodes to replacement characters rather than failing.
+  CHECK(modified_utf8_to_utf8("\xFF") == "\xEF\xBF\xBD");
+}
