@@ -1,0 +1,822 @@
+// Lays a CodeIR out as a Code attribute.
+//
+// Layout: every instruction gets a base size from its operands (wide prefix, ldc_w), then
+// offsets are assigned in one pass, with switch padding computed from the offset. Short
+// branches whose displacement does not fit s2 are widened and the pass repeats. Widening only
+// ever turns on, so the loop ends after at most one pass per branch; in practice code under
+// 32 KiB needs no check at all and larger code settles in two or three passes.
+//
+// Frames: when the class needs a StackMapTable, labels that need a frame (branch targets,
+// handlers, code after an unconditional transfer, code after a relaxed conditional) but have
+// none get one from compute_missing_frames. Labels are added to the IR where such a position
+// has none, because frames live on labels.
+//
+// All per-instruction state is kept in flat vectors parallel to CodeIR::insns.
+#include <algorithm>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "classfile/assembler.h"
+#include "classfile/attributes.h"
+#include "classfile/bytes.h"
+#include "classfile/frames.h"
+#include "classfile/opcodes.h"
+
+namespace duplex {
+namespace {
+
+constexpr uint32_t kMaxCodeLength = 65535;
+constexpr int32_t kUnplaced = -1;
+
+// Extra bytes a widened short branch takes: goto/jsr -> goto_w/jsr_w, and a conditional
+// becomes `if<!cond> +8; goto_w target`.
+uint32_t widening_growth(uint8_t opcode) {
+  return is_conditional_branch(opcode) ? 5 : 2;
+}
+
+uint32_t switch_padding(int64_t offset) {
+  return static_cast<uint32_t>((4 - (offset + 1) % 4) % 4);
+}
+
+bool in_range(int64_t v, int64_t lo, int64_t hi) {
+  return v >= lo && v <= hi;
+}
+
+uint8_t opcode_of(const Insn& insn) {
+  return static_cast<uint8_t>(insn.opcode);
+}
+
+// Only branches and switches use Insn::target; elsewhere it is ignored.
+bool uses_target(const Insn& insn) {
+  if (insn.is_label()) return false;
+  OperandShape shape = opcode_info(opcode_of(insn)).shape;
+  return shape == OperandShape::kBranch || shape == OperandShape::kBranchWide ||
+         shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch;
+}
+
+// The final tables, in offsets, gathered before anything is written.
+struct Tables {
+  std::vector<ExceptionTableEntry> exceptions;
+  std::vector<int32_t> exception_index;  // by TryCatch: index in `exceptions`, -1 if dropped
+  std::vector<LineNumberEntry> lines;
+  std::vector<LocalVariableEntry> locals;
+  std::vector<LocalVariableEntry> local_types;
+  std::vector<uint8_t> stack_map;
+  std::vector<uint8_t> visible_annotations;
+  std::vector<uint8_t> invisible_annotations;
+};
+
+class Assembler {
+ public:
+  Assembler(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx)
+      : ir_(ir), pool_(pool), ctx_(ctx) {}
+  Result<AssembledCode> run();
+
+ private:
+  // Layout.
+  Status layout();
+  Status size_all();
+  Result<uint32_t> base_size(const Insn& insn, size_t index);
+  Result<uint32_t> local_size(const Insn& insn, size_t index);
+  Result<uint32_t> switch_size(const Insn& insn, size_t index);
+  Status fix_invokeinterface_count(Insn& insn, size_t index);
+  Status check_label(LabelId id, const Insn& insn, size_t index);
+  Status check_labels_placed_once();
+  void place();
+  Status check_targets_placed() const;
+  bool widen();
+  Error insn_error(const Insn& insn, size_t index, std::string reason) const;
+
+  // Frames.
+  bool wants_frames() const;
+  void insert_labels_before(const std::vector<size_t>& positions);
+  void label_after_transfers();
+  bool label_trampolines();
+  void mark_frame_needs();
+  Status gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out);
+  Status frame_group(size_t first, size_t end, std::vector<LabelId>* missing,
+                     std::vector<OffsetFrame>* out);
+  Status relocate_frame(Frame& frame) const;
+  Status build_stack_map(Tables& t);
+
+  // Tables.
+  int32_t offset_of(LabelId id) const {
+    return id < label_offset_.size() ? label_offset_[id] : kUnplaced;
+  }
+  Status build_exceptions(Tables& t);
+  Status build_lines(Tables& t);
+  Status build_locals(const std::vector<LocalVar>& in, std::vector<LocalVariableEntry>& out,
+                      const char* what);
+  void build_annotations(const Tables& t, const std::vector<CodeTypeAnnotationIR>& in,
+                         std::vector<uint8_t>& out, const char* what);
+  bool relocate_annotation(const Tables& t, const CodeTypeAnnotationIR& in,
+                           CodeTypeAnnotation& out) const;
+
+  // Output.
+  void emit_code(ByteWriter& w) const;
+  void emit_insn(ByteWriter& w, const Insn& insn, size_t index) const;
+  void emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const;
+  void emit_local(ByteWriter& w, const Insn& insn, size_t index) const;
+  void emit_switch(ByteWriter& w, const Insn& insn, size_t index) const;
+  Status write_attribute(ByteWriter& w, std::string_view name, std::span<const uint8_t> body);
+  Status write_all(const Tables& t, uint16_t max_stack, AssembledCode& out);
+
+  CodeIR& ir_;
+  ConstantPool& pool_;
+  const MethodContext& ctx_;
+  std::vector<uint32_t> size_;            // by insn: bytes without switch padding or widening
+  std::vector<uint8_t> widened_;          // by insn: a short branch written in its long form
+  std::vector<int32_t> offset_;           // by insn: bytecode offset, -1 for labels
+  std::vector<int32_t> label_offset_;     // by label
+  std::vector<uint32_t> short_branches_;  // insn indices of branches with an s2 offset
+  std::vector<uint8_t> need_frame_;       // by label
+  int64_t length_ = 0;
+  std::vector<std::string> notes_;
+};
+
+Error Assembler::insn_error(const Insn& insn, size_t index, std::string reason) const {
+  if (insn.original_offset < 0) reason += " (inserted instruction #" + std::to_string(index) + ")";
+  return Error::at_code(insn.original_offset, std::move(reason));
+}
+
+Status Assembler::check_label(LabelId id, const Insn& insn, size_t index) {
+  if (id >= ir_.labels.size()) return insn_error(insn, index, "branch to an unknown label");
+  return Ok{};
+}
+
+Result<uint32_t> Assembler::local_size(const Insn& insn, size_t index) {
+  if (!in_range(insn.a, 0, 65535)) return insn_error(insn, index, "local index out of range");
+  if (opcode_info(opcode_of(insn)).shape == OperandShape::kLocal) {
+    return (insn.wide || insn.a > 255) ? 4u : 2u;
+  }
+  if (!in_range(insn.b, -32768, 32767)) return insn_error(insn, index, "iinc increment too big");
+  bool wide = insn.wide || insn.a > 255 || !in_range(insn.b, -128, 127);
+  return wide ? 6u : 3u;
+}
+
+Result<uint32_t> Assembler::switch_size(const Insn& insn, size_t index) {
+  if (insn.switch_index >= ir_.switches.size()) {
+    return insn_error(insn, index, "switch names a missing table");
+  }
+  if (auto s = check_label(insn.target, insn, index); !s) return s.error();
+  const SwitchTable& t = ir_.switches[insn.switch_index];
+  for (LabelId id : t.targets) {
+    if (auto s = check_label(id, insn, index); !s) return s.error();
+  }
+  uint64_t n = t.targets.size();
+  if (insn.opcode == op::kTableswitch) {
+    if (n == 0 || t.low + static_cast<int64_t>(n) - 1 > INT32_MAX) {
+      return insn_error(insn, index, "tableswitch with a bad key range");
+    }
+    return static_cast<uint32_t>(std::min<uint64_t>(13 + 4 * n, UINT32_MAX / 2));
+  }
+  if (t.keys.size() != n) return insn_error(insn, index, "lookupswitch keys and targets differ");
+  for (size_t k = 1; k < n; ++k) {
+    if (t.keys[k - 1] >= t.keys[k]) {
+      return insn_error(insn, index, "lookupswitch keys are not strictly increasing");
+    }
+  }
+  return static_cast<uint32_t>(std::min<uint64_t>(9 + 8 * n, UINT32_MAX / 2));
+}
+
+// The count operand is redundant with the descriptor, so inserted code may leave it 0.
+Status Assembler::fix_invokeinterface_count(Insn& insn, size_t index) {
+  if (insn.b == 0) {
+    auto m = pool_.member_ref(static_cast<uint32_t>(insn.a));
+    int slots = m ? parameter_slots(m->descriptor) : -1;
+    if (slots < 0) return insn_error(insn, index, "invokeinterface names a bad method");
+    insn.b = slots + 1;
+  }
+  if (!in_range(insn.b, 1, 255)) return insn_error(insn, index, "invokeinterface count");
+  return Ok{};
+}
+
+Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
+  if (insn.is_label()) return 0u;
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  if (insn.opcode > 0xFF) return insn_error(insn, index, "opcode out of range");
+  bool pool_ok = in_range(insn.a, 1, 65535);
+  switch (info.shape) {
+    case OperandShape::kNone:
+      return 1u;
+    case OperandShape::kByte:
+      if (insn.opcode == op::kBipush ? !in_range(insn.a, -128, 127) : !in_range(insn.a, 0, 255))
+        return insn_error(insn, index, "byte operand out of range");
+      return 2u;
+    case OperandShape::kShort:
+      if (!in_range(insn.a, -32768, 32767)) return insn_error(insn, index, "sipush operand");
+      return 3u;
+    case OperandShape::kLocal:
+    case OperandShape::kIinc:
+      return local_size(insn, index);
+    case OperandShape::kCpByte:
+      if (!pool_ok) return insn_error(insn, index, "pool index out of range");
+      return insn.a > 255 ? 3u : 2u;  // written as ldc_w
+    case OperandShape::kCp:
+    case OperandShape::kInvokeInterface:
+    case OperandShape::kInvokeDynamic:
+    case OperandShape::kMultiANewArray:
+      if (!pool_ok) return insn_error(insn, index, "pool index out of range");
+      if (info.shape == OperandShape::kMultiANewArray && !in_range(insn.b, 1, 255))
+        return insn_error(insn, index, "multianewarray dimensions out of range");
+      return info.length;
+    case OperandShape::kBranch:
+    case OperandShape::kBranchWide:
+      if (auto s = check_label(insn.target, insn, index); !s) return s.error();
+      return info.length;
+    case OperandShape::kTableSwitch:
+    case OperandShape::kLookupSwitch:
+      return switch_size(insn, index);
+    case OperandShape::kWide:
+    case OperandShape::kInvalid:
+      break;
+  }
+  return insn_error(insn, index, "opcode " + std::to_string(insn.opcode) + " cannot be assembled");
+}
+
+Status Assembler::size_all() {
+  size_t n = ir_.insns.size();
+  size_.assign(n, 0);
+  widened_.assign(n, 0);
+  offset_.assign(n, kUnplaced);
+  short_branches_.clear();
+  for (size_t i = 0; i < n; ++i) {
+    Insn& insn = ir_.insns[i];
+    if (insn.opcode == op::kInvokeinterface) {
+      if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
+    }
+    auto size = base_size(insn, i);
+    if (!size) return size.error();
+    size_[i] = size.value();
+    if (!insn.is_label() && opcode_info(opcode_of(insn)).shape == OperandShape::kBranch) {
+      short_branches_.push_back(static_cast<uint32_t>(i));
+    }
+  }
+  return Ok{};
+}
+
+Status Assembler::check_labels_placed_once() {
+  label_offset_.assign(ir_.labels.size(), kUnplaced);
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    const Insn& insn = ir_.insns[i];
+    if (!insn.is_label()) continue;
+    if (insn.label() >= ir_.labels.size()) return insn_error(insn, i, "unknown label placed");
+    if (label_offset_[insn.label()] != kUnplaced) {
+      return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
+    }
+    label_offset_[insn.label()] = 0;
+  }
+  return Ok{};
+}
+
+// One pass of offsets under the current widening decisions.
+void Assembler::place() {
+  int64_t off = 0;
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    const Insn& insn = ir_.insns[i];
+    if (insn.is_label()) {
+      label_offset_[insn.label()] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+      continue;
+    }
+    offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+    off += size_[i];
+    if (is_switch(opcode_of(insn))) off += switch_padding(offset_[i]);
+    if (widened_[i]) off += widening_growth(opcode_of(insn));
+  }
+  length_ = off;
+}
+
+Status Assembler::check_targets_placed() const {
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    const Insn& insn = ir_.insns[i];
+    if (!uses_target(insn)) continue;
+    bool placed = label_offset_[insn.target] != kUnplaced;
+    if (placed && is_switch(opcode_of(insn))) {
+      for (LabelId t : ir_.switches[insn.switch_index].targets) {
+        placed = placed && label_offset_[t] != kUnplaced;
+      }
+    }
+    if (!placed) return insn_error(insn, i, "branch to a label that is never placed");
+  }
+  return Ok{};
+}
+
+bool Assembler::widen() {
+  bool changed = false;
+  for (uint32_t i : short_branches_) {
+    if (widened_[i]) continue;
+    int64_t d = int64_t{label_offset_[ir_.insns[i].target]} - offset_[i];
+    if (!in_range(d, -32768, 32767)) {
+      widened_[i] = 1;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+Status Assembler::layout() {
+  if (auto s = check_labels_placed_once(); !s) return s;
+  if (auto s = size_all(); !s) return s;
+  place();
+  if (auto s = check_targets_placed(); !s) return s;
+  // Below 32 KiB every displacement fits s2; above 64 KiB the code fails anyway.
+  if (length_ < 32768) return Ok{};
+  while (length_ <= kMaxCodeLength && widen()) place();
+  return Ok{};
+}
+
+// ---- frames ----
+
+// Version 50 may omit the StackMapTable (the JVM then falls back to the old verifier), so a
+// version-50 method keeps whichever choice it had.
+bool Assembler::wants_frames() const {
+  return ctx_.major_version > 50 || (ctx_.major_version == 50 && ir_.had_stack_map_table);
+}
+
+// Inserts one new label before each insns[pos] (positions ascending) in a single rebuild.
+void Assembler::insert_labels_before(const std::vector<size_t>& positions) {
+  if (positions.empty()) return;
+  std::vector<Insn> out;
+  out.reserve(ir_.insns.size() + positions.size());
+  size_t next = 0;
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    if (next < positions.size() && positions[next] == i) {
+      LabelId id = ir_.new_label();
+      need_frame_.push_back(1);
+      out.push_back(Insn::make_label(id));
+      ++next;
+    }
+    out.push_back(ir_.insns[i]);
+  }
+  ir_.insns = std::move(out);
+}
+
+// The verifier wants a frame on any instruction that follows an unconditional transfer.
+void Assembler::label_after_transfers() {
+  std::vector<size_t> positions;
+  const auto& insns = ir_.insns;
+  for (size_t i = 0; i + 1 < insns.size(); ++i) {
+    if (insns[i].is_label() || !ends_block(opcode_of(insns[i]))) continue;
+    size_t j = i + 1;
+    while (j < insns.size() && insns[j].is_label()) ++j;
+    if (j == insns.size()) continue;  // nothing follows: no frame needed
+    if (j > i + 1) {
+      need_frame_[insns[i + 1].label()] = 1;
+    } else {
+      positions.push_back(i + 1);
+    }
+  }
+  insert_labels_before(positions);
+}
+
+// A relaxed conditional jumps over a goto_w to its fall-through, which becomes a branch target
+// and so needs a frame. Returns true when labels were inserted (and layout must be redone).
+bool Assembler::label_trampolines() {
+  std::vector<size_t> positions;
+  for (uint32_t i : short_branches_) {
+    if (!widened_[i] || !is_conditional_branch(opcode_of(ir_.insns[i]))) continue;
+    const Insn& next = ir_.insns[i + 1];  // exists: a conditional cannot end the code
+    if (next.is_label()) {
+      need_frame_[next.label()] = 1;
+    } else {
+      positions.push_back(i + 1);
+    }
+  }
+  insert_labels_before(positions);
+  return !positions.empty();
+}
+
+void Assembler::mark_frame_needs() {
+  for (const Insn& insn : ir_.insns) {
+    if (!uses_target(insn)) continue;
+    need_frame_[insn.target] = 1;
+    if (!is_switch(opcode_of(insn))) continue;
+    for (LabelId t : ir_.switches[insn.switch_index].targets) need_frame_[t] = 1;
+  }
+  for (const TryCatch& tc : ir_.try_catches) {
+    if (tc.handler < need_frame_.size()) need_frame_[tc.handler] = 1;
+  }
+}
+
+// Uninitialized entries hold the label at their `new`; the class file wants its offset.
+Status Assembler::relocate_frame(Frame& frame) const {
+  for (auto* list : {&frame.locals, &frame.stack}) {
+    for (VType& v : *list) {
+      if (v.tag != VTag::kUninitialized) continue;
+      int32_t off = offset_of(v.data);
+      if (off == kUnplaced || off >= length_) {
+        return Error::plain("frame names an Uninitialized label L" + std::to_string(v.data) +
+                            " that is not placed at an instruction");
+      }
+      v.data = static_cast<uint32_t>(off);
+    }
+  }
+  return Ok{};
+}
+
+// Labels insns[first, end) share one offset: they must agree on a frame.
+Status Assembler::frame_group(size_t first, size_t end, std::vector<LabelId>* missing,
+                              std::vector<OffsetFrame>* out) {
+  const Frame* frame = nullptr;
+  bool needed = false;
+  for (size_t i = first; i < end; ++i) {
+    LabelId id = ir_.insns[i].label();
+    needed = needed || need_frame_[id];
+    const auto& f = ir_.labels[id].frame;
+    if (!f) continue;
+    if (frame != nullptr && *frame != *f) {
+      return Error::at_code(end < ir_.insns.size() ? offset_[end] : length_,
+                            "two labels at one offset carry different frames");
+    }
+    frame = &*f;
+  }
+  if (end == ir_.insns.size()) {  // the end of the code: nothing to describe
+    if (needed) return Error::at_code(length_, "branch or handler at the end of the code");
+    if (frame != nullptr && out != nullptr)
+      notes_.push_back("dropped a frame at the end of the code");
+    return Ok{};
+  }
+  if (frame == nullptr && needed && missing != nullptr) {
+    missing->push_back(ir_.insns[first].label());
+  }
+  if (out == nullptr) return Ok{};
+  if (frame == nullptr) {
+    if (needed) return Error::at_code(offset_[end], "no frame could be computed");
+    return Ok{};
+  }
+  OffsetFrame of{static_cast<uint32_t>(offset_[end]), *frame};
+  if (auto s = relocate_frame(of.frame); !s) return s;
+  out->push_back(std::move(of));
+  return Ok{};
+}
+
+// Walks the label groups in code order; either lists labels still lacking a needed frame
+// (`missing`) or produces the frames to encode (`out`).
+Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out) {
+  const auto& insns = ir_.insns;
+  for (size_t i = 0; i < insns.size();) {
+    if (!insns[i].is_label()) {
+      ++i;
+      continue;
+    }
+    size_t first = i;
+    while (i < insns.size() && insns[i].is_label()) ++i;
+    if (auto s = frame_group(first, i, missing, out); !s) return s;
+  }
+  return Ok{};
+}
+
+Status Assembler::build_stack_map(Tables& t) {
+  std::vector<LabelId> missing;
+  if (auto s = gather_frames(&missing, nullptr); !s) return s;
+  if (!missing.empty()) {
+    if (auto s = compute_missing_frames(ir_, pool_, ctx_, missing); !s) return s;
+  }
+  std::vector<OffsetFrame> frames;
+  if (auto s = gather_frames(nullptr, &frames); !s) return s;
+  if (frames.empty()) return Ok{};
+  auto initial =
+      initial_frame(pool_, ctx_.class_name, ctx_.method_name, ctx_.descriptor, ctx_.access_flags);
+  if (!initial) return initial.error();
+  auto encoded = encode_stack_map_table(frames, initial.value());
+  if (!encoded) return encoded.error();
+  t.stack_map = std::move(encoded.value());
+  return Ok{};
+}
+
+// ---- tables ----
+
+Status Assembler::build_exceptions(Tables& t) {
+  t.exception_index.assign(ir_.try_catches.size(), -1);
+  for (size_t k = 0; k < ir_.try_catches.size(); ++k) {
+    const TryCatch& tc = ir_.try_catches[k];
+    int32_t start = offset_of(tc.start), end = offset_of(tc.end), handler = offset_of(tc.handler);
+    if (start == kUnplaced || end == kUnplaced || handler == kUnplaced) {
+      return Error::plain("try/catch #" + std::to_string(k) + " uses a label never placed");
+    }
+    if (start > end) return Error::at_code(start, "try/catch range ends before it starts");
+    if (handler >= length_) return Error::at_code(handler, "handler at the end of the code");
+    if (start == end) {
+      notes_.push_back("dropped empty try/catch range #" + std::to_string(k));
+      continue;
+    }
+    t.exception_index[k] = static_cast<int32_t>(t.exceptions.size());
+    t.exceptions.push_back(ExceptionTableEntry{static_cast<uint16_t>(start),
+                                               static_cast<uint16_t>(end),
+                                               static_cast<uint16_t>(handler), tc.catch_type});
+  }
+  return Ok{};
+}
+
+Status Assembler::build_lines(Tables& t) {
+  t.lines.reserve(ir_.line_numbers.size());
+  for (const LineNumber& ln : ir_.line_numbers) {
+    int32_t off = offset_of(ln.label);
+    if (off == kUnplaced) return Error::plain("line number on a label never placed");
+    // An entry left at the end of the code describes no instruction.
+    if (off >= length_) continue;
+    t.lines.push_back(LineNumberEntry{static_cast<uint16_t>(off), ln.line});
+  }
+  return Ok{};
+}
+
+Status Assembler::build_locals(const std::vector<LocalVar>& in,
+                               std::vector<LocalVariableEntry>& out, const char* what) {
+  out.reserve(in.size());
+  for (const LocalVar& v : in) {
+    int32_t start = offset_of(v.start), end = offset_of(v.end);
+    if (start == kUnplaced || end == kUnplaced) {
+      return Error::plain(std::string(what) + " uses a label never placed");
+    }
+    if (start > end) return Error::at_code(start, std::string(what) + " ends before it starts");
+    // The JVM rejects a range starting at the end of the code.
+    if (start >= length_) continue;
+    out.push_back(LocalVariableEntry{static_cast<uint16_t>(start),
+                                     static_cast<uint16_t>(end - start), v.name_index,
+                                     v.descriptor_index, v.index});
+  }
+  return Ok{};
+}
+
+bool Assembler::relocate_annotation(const Tables& t, const CodeTypeAnnotationIR& in,
+                                    CodeTypeAnnotation& out) const {
+  out = in.raw;
+  uint8_t type = in.raw.target_type;
+  if (type == 0x40 || type == 0x41) {
+    if (in.ranges.size() != out.ranges.size()) return false;
+    for (size_t r = 0; r < in.ranges.size(); ++r) {
+      int32_t start = offset_of(in.ranges[r].first), end = offset_of(in.ranges[r].second);
+      if (start == kUnplaced || end == kUnplaced || start > end || start >= length_) return false;
+      out.ranges[r].start_pc = static_cast<uint16_t>(start);
+      out.ranges[r].length = static_cast<uint16_t>(end - start);
+    }
+  } else if (type == 0x42) {
+    if (in.raw.exception_table_index >= t.exception_index.size()) return false;
+    int32_t index = t.exception_index[in.raw.exception_table_index];
+    if (index < 0) return false;
+    out.exception_table_index = static_cast<uint16_t>(index);
+  } else if (type >= 0x43 && type <= 0x4B) {
+    int32_t off = offset_of(in.insn);
+    if (off == kUnplaced || off >= length_) return false;
+    out.offset = static_cast<uint16_t>(off);
+  }
+  return true;
+}
+
+void Assembler::build_annotations(const Tables& t, const std::vector<CodeTypeAnnotationIR>& in,
+                                  std::vector<uint8_t>& out, const char* what) {
+  if (in.empty()) return;
+  std::vector<CodeTypeAnnotation> kept;
+  kept.reserve(in.size());
+  for (size_t k = 0; k < in.size(); ++k) {
+    CodeTypeAnnotation a;
+    if (relocate_annotation(t, in[k], a)) {
+      kept.push_back(std::move(a));
+    } else {
+      notes_.push_back(std::string("dropped ") + what + " #" + std::to_string(k) +
+                       ": its code position no longer exists");
+    }
+  }
+  if (!kept.empty()) out = encode_code_type_annotations(kept);
+}
+
+// ---- output ----
+
+void Assembler::emit_switch(ByteWriter& w, const Insn& insn, size_t index) const {
+  int32_t at = offset_[index];
+  const SwitchTable& t = ir_.switches[insn.switch_index];
+  w.u1(insn.opcode);
+  for (uint32_t p = switch_padding(at); p > 0; --p) w.u1(0);
+  w.u4(static_cast<uint32_t>(label_offset_[insn.target] - at));
+  if (insn.opcode == op::kTableswitch) {
+    w.u4(static_cast<uint32_t>(t.low));
+    w.u4(static_cast<uint32_t>(t.low + static_cast<int32_t>(t.targets.size()) - 1));
+  } else {
+    w.u4(static_cast<uint32_t>(t.targets.size()));
+  }
+  for (size_t k = 0; k < t.targets.size(); ++k) {
+    if (insn.opcode == op::kLookupswitch) w.u4(static_cast<uint32_t>(t.keys[k]));
+    w.u4(static_cast<uint32_t>(label_offset_[t.targets[k]] - at));
+  }
+}
+
+// Writes a short branch; a widened one takes its long form (see widening_growth).
+void Assembler::emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const {
+  uint8_t o = opcode_of(insn);
+  if (!widened_[index]) {
+    w.u1(o);
+    w.u2(static_cast<uint32_t>(disp));
+  } else if (!is_conditional_branch(o)) {
+    w.u1(o == op::kJsr ? op::kJsrW : op::kGotoW);
+    w.u4(static_cast<uint32_t>(disp));
+  } else {
+    // The inverted test skips itself (3 bytes) and the goto_w (5 bytes).
+    w.u1(invert_condition(o));
+    w.u2(8);
+    w.u1(op::kGotoW);
+    w.u4(static_cast<uint32_t>(disp - 3));
+  }
+}
+
+// Loads, stores, ret and iinc: size_ already says whether the wide form was chosen.
+void Assembler::emit_local(ByteWriter& w, const Insn& insn, size_t index) const {
+  bool iinc = insn.opcode == op::kIinc;
+  bool wide = size_[index] == (iinc ? 6u : 4u);
+  if (wide) w.u1(op::kWide);
+  w.u1(insn.opcode);
+  if (wide) {
+    w.u2(static_cast<uint32_t>(insn.a));
+    if (iinc) w.u2(static_cast<uint32_t>(insn.b));
+  } else {
+    w.u1(static_cast<uint32_t>(insn.a));
+    if (iinc) w.u1(static_cast<uint32_t>(insn.b));
+  }
+}
+
+void Assembler::emit_insn(ByteWriter& w, const Insn& insn, size_t index) const {
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  auto a = static_cast<uint32_t>(insn.a);
+  switch (info.shape) {
+    case OperandShape::kLocal:
+    case OperandShape::kIinc:
+      return emit_local(w, insn, index);
+    case OperandShape::kBranch:
+    case OperandShape::kBranchWide: {
+      int32_t disp = label_offset_[insn.target] - offset_[index];
+      if (info.shape == OperandShape::kBranch) return emit_branch(w, insn, index, disp);
+      w.u1(insn.opcode);
+      w.u4(static_cast<uint32_t>(disp));
+      return;
+    }
+    case OperandShape::kTableSwitch:
+    case OperandShape::kLookupSwitch:
+      return emit_switch(w, insn, index);
+    case OperandShape::kCpByte:
+      if (size_[index] == 3) {  // an index past 255 needs ldc_w
+        w.u1(op::kLdcW);
+        w.u2(a);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  w.u1(insn.opcode);
+  switch (info.shape) {
+    case OperandShape::kByte:
+    case OperandShape::kCpByte:
+      w.u1(a);
+      break;
+    case OperandShape::kShort:
+    case OperandShape::kCp:
+      w.u2(a);
+      break;
+    case OperandShape::kInvokeInterface:
+      w.u2(a);
+      w.u1(static_cast<uint32_t>(insn.b));
+      w.u1(0);
+      break;
+    case OperandShape::kInvokeDynamic:
+      w.u2(a);
+      w.u2(0);
+      break;
+    case OperandShape::kMultiANewArray:
+      w.u2(a);
+      w.u1(static_cast<uint32_t>(insn.b));
+      break;
+    default:
+      break;  // no operands
+  }
+}
+
+void Assembler::emit_code(ByteWriter& w) const {
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    if (!ir_.insns[i].is_label()) emit_insn(w, ir_.insns[i], i);
+  }
+}
+
+Status Assembler::write_attribute(ByteWriter& w, std::string_view name,
+                                  std::span<const uint8_t> body) {
+  auto index = pool_.add_utf8(name);
+  if (!index) return index.error();
+  w.u2(index.value());
+  w.u4(static_cast<uint32_t>(body.size()));
+  w.bytes(body);
+  return Ok{};
+}
+
+Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& out) {
+  ByteWriter w;
+  w.reserve(static_cast<size_t>(length_) + 16 + t.exceptions.size() * 8 + t.lines.size() * 4 +
+            t.stack_map.size() + 64);
+  w.u2(max_stack);
+  w.u2(ir_.max_locals);
+  w.u4(static_cast<uint32_t>(length_));
+  emit_code(w);
+  w.u2(static_cast<uint32_t>(t.exceptions.size()));
+  for (const auto& e : t.exceptions) {
+    w.u2(e.start_pc);
+    w.u2(e.end_pc);
+    w.u2(e.handler_pc);
+    w.u2(e.catch_type);
+  }
+  size_t count_at = w.size();
+  w.u2(0);
+  uint32_t count = 0;
+  auto add = [&](std::string_view name, const std::vector<uint8_t>& body) -> Status {
+    ++count;
+    return write_attribute(w, name, body);
+  };
+  Status s = Ok{};
+  if (!t.lines.empty()) s = add("LineNumberTable", encode_line_numbers(t.lines));
+  if (s && !t.locals.empty()) s = add("LocalVariableTable", encode_local_variables(t.locals));
+  if (s && !t.local_types.empty())
+    s = add("LocalVariableTypeTable", encode_local_variables(t.local_types));
+  if (s && !t.stack_map.empty()) s = add("StackMapTable", t.stack_map);
+  if (s && !t.visible_annotations.empty())
+    s = add("RuntimeVisibleTypeAnnotations", t.visible_annotations);
+  if (s && !t.invisible_annotations.empty())
+    s = add("RuntimeInvisibleTypeAnnotations", t.invisible_annotations);
+  if (!s) return s;
+  w.patch_u2(count_at, count);
+  out.code_attribute = w.take();
+  return Ok{};
+}
+
+Status check_counts(const Tables& t) {
+  if (t.exceptions.size() > 65535 || t.lines.size() > 65535 || t.locals.size() > 65535 ||
+      t.local_types.size() > 65535) {
+    return Error::plain("a code table has more than 65535 entries");
+  }
+  return Ok{};
+}
+
+Result<AssembledCode> Assembler::run() {
+  bool frames = wants_frames();
+  need_frame_.assign(ir_.labels.size(), 0);
+  if (frames) label_after_transfers();
+  if (auto s = layout(); !s) return s.error();
+  if (frames && label_trampolines()) {
+    if (auto s = layout(); !s) return s.error();
+  }
+  if (length_ > kMaxCodeLength) {
+    return Error::plain("code is " + std::to_string(length_) + " bytes; the limit is 65535");
+  }
+  if (length_ == 0) return Error::plain("empty code");
+  auto max_stack = compute_max_stack(ir_, pool_, ctx_);
+  if (!max_stack) return max_stack.error();
+  Tables t;
+  if (frames) {
+    mark_frame_needs();
+    if (auto s = build_stack_map(t); !s) return s.error();
+  }
+  if (auto s = build_exceptions(t); !s) return s.error();
+  if (auto s = build_lines(t); !s) return s.error();
+  if (auto s = build_locals(ir_.local_variables, t.locals, "local variable"); !s) return s.error();
+  if (auto s = build_locals(ir_.local_variable_types, t.local_types, "local variable type"); !s)
+    return s.error();
+  if (auto s = check_counts(t); !s) return s.error();
+  build_annotations(t, ir_.visible_type_annotations, t.visible_annotations,
+                    "visible type annotation");
+  build_annotations(t, ir_.invisible_type_annotations, t.invisible_annotations,
+                    "invisible type annotation");
+  for (const Attribute& a : ir_.unknown_attributes) {
+    auto name = pool_.utf8(a.name_index);
+    notes_.push_back("dropped Code attribute " + std::string(name ? *name : "<bad name>") +
+                     ": it may hold offsets this library cannot relocate");
+  }
+  AssembledCode out;
+  if (auto s = write_all(t, max_stack.value(), out); !s) return s.error();
+  out.code_length = static_cast<uint32_t>(length_);
+  out.label_offsets = std::move(label_offset_);
+  out.insn_offsets = std::move(offset_);
+  out.notes = std::move(notes_);
+  return out;
+}
+
+}  // namespace
+
+Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx) {
+  Assembler assembler(ir, pool, ctx);
+  auto r = assembler.run();
+  if (!r) return std::move(r.error().in(ctx.class_name, ctx.method_id()));
+  return r;
+}
+
+Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
+  MethodContext ctx = MethodContext::of(cf, method);
+  auto r = assemble_code(ir, cf.pool, ctx);
+  if (!r) return r;
+  Attribute* code = cf.find_attribute(method.attributes, "Code");
+  if (code == nullptr) {
+    auto name = cf.pool.add_utf8("Code");
+    if (!name) return std::move(name.error().in(ctx.class_name, ctx.method_id()));
+    method.attributes.push_back(Attribute{name.value(), {}, {}});
+    code = &method.attributes.back();
+  }
+  code->set_data(r->code_attribute);
+  return r;
+}
+
+}  // namespace duplex

@@ -1,0 +1,504 @@
+// Builds the label-based CodeIR of a method from its Code attribute.
+//
+// Two passes over the bytecode: the first decodes every instruction into the final Insn
+// vector, with branch and switch targets held as raw offsets and every instruction start
+// recorded; the tables (exceptions, line numbers, locals, frames, type annotations) are then
+// decoded and each offset they name is checked and marked. Labels get ids in offset order, and
+// a backward in-place sweep inserts the label pseudo-instructions and turns offsets into ids.
+// Everything is kept in flat vectors indexed by offset so that building costs a few
+// allocations per method, not per instruction.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "classfile/attributes.h"
+#include "classfile/code_ir.h"
+#include "classfile/opcodes.h"
+
+namespace duplex {
+
+MethodContext MethodContext::of(const ClassFile& cf, const Member& method) {
+  MethodContext ctx;
+  ctx.class_name = cf.name();
+  ctx.method_name = std::string(cf.member_name(method));
+  ctx.descriptor = std::string(cf.member_descriptor(method));
+  ctx.access_flags = method.access_flags;
+  ctx.major_version = cf.major_version;
+  return ctx;
+}
+
+namespace {
+
+// Marks an offset that needs a label before ids are assigned.
+constexpr LabelId kWanted = kNoLabel - 1;
+
+std::string hex(uint32_t v) {
+  static const char* kDigits = "0123456789abcdef";
+  std::string s = "0x";
+  s += kDigits[(v >> 4) & 0xF];
+  s += kDigits[v & 0xF];
+  return s;
+}
+
+bool is_type_annotation_localvar(uint8_t t) {
+  return t == 0x40 || t == 0x41;
+}
+bool is_type_annotation_catch(uint8_t t) {
+  return t == 0x42;
+}
+bool is_type_annotation_insn(uint8_t t) {
+  return t >= 0x43 && t <= 0x4B;
+}
+
+// The attributes of a Code attribute, decoded but still in offsets.
+struct RawTables {
+  std::vector<LineNumberEntry> lines;
+  std::vector<LocalVariableEntry> locals;
+  std::vector<LocalVariableEntry> local_types;
+  std::vector<OffsetFrame> frames;
+  std::vector<CodeTypeAnnotation> visible;
+  std::vector<CodeTypeAnnotation> invisible;
+};
+
+class Builder {
+ public:
+  Builder(ClassFile& cf, const MethodContext& ctx, CodeAttribute& code)
+      : cf_(cf), ctx_(ctx), code_(code), len_(static_cast<uint32_t>(code.code.size())) {}
+
+  Result<CodeIR> run();
+
+ private:
+  Status decode_instructions();
+  Status decode_one(ByteReader& in, uint32_t at, Insn& insn);
+  Status decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn);
+  Status decode_switch(ByteReader& in, uint32_t at, Insn& insn);
+  Status decode_wide(ByteReader& in, uint32_t at, Insn& insn);
+  Status read_branch(uint32_t at, int64_t target, Insn& insn);
+
+  Status decode_tables(RawTables& t);
+  Status decode_frames(const Attribute& a, RawTables& t);
+  Status decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out);
+
+  Status mark(int64_t offset, bool allow_end, const char* what);
+  Status mark_branches();
+  Status mark_tables(const RawTables& t);
+  Status mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what);
+  Status mark_frame_types(const Frame& f);
+  Status mark_type_annotation(const CodeTypeAnnotation& a);
+
+  void assign_labels();
+  void place_labels();
+  void resolve_tables(RawTables& t);
+  void resolve_local_vars(const std::vector<LocalVariableEntry>& in, std::vector<LocalVar>& out);
+  void resolve_frame_types(Frame& f);
+  void resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
+                                std::vector<CodeTypeAnnotationIR>& out);
+  LabelId at(uint32_t offset) const { return label_at_[offset]; }
+
+  ClassFile& cf_;
+  const MethodContext& ctx_;
+  CodeAttribute& code_;
+  uint32_t len_;
+  CodeIR ir_;
+  std::vector<uint8_t> starts_;    // by offset: 1 where an instruction begins
+  std::vector<LabelId> label_at_;  // by offset (0..len_): kNoLabel, kWanted, then the id
+};
+
+Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {
+  if (target < 0 || target >= len_) {
+    return Error::at_code(at, "branch target " + std::to_string(target) + " out of range");
+  }
+  insn.target = static_cast<LabelId>(target);
+  return Ok{};
+}
+
+// Switch operands: padding to a multiple of four, then the default and the table.
+Status Builder::decode_switch(ByteReader& in, uint32_t at, Insn& insn) {
+  in.skip((4 - (at + 1) % 4) % 4);
+  int64_t dflt = at + static_cast<int64_t>(in.s4());
+  SwitchTable table;
+  int64_t count = 0;
+  if (insn.opcode == op::kTableswitch) {
+    table.low = in.s4();
+    int32_t high = in.s4();
+    if (!in.failed() && high < table.low) return Error::at_code(at, "tableswitch high < low");
+    count = static_cast<int64_t>(high) - table.low + 1;
+  } else {
+    count = in.s4();
+    if (count < 0) return Error::at_code(at, "lookupswitch with negative npairs");
+  }
+  // Bounds the allocation by the bytes actually present.
+  int64_t entry_size = insn.opcode == op::kTableswitch ? 4 : 8;
+  if (in.failed() || count * entry_size > static_cast<int64_t>(in.remaining())) {
+    return Error::at_code(at, "switch runs past the end of the code");
+  }
+  if (auto s = read_branch(at, dflt, insn); !s) return s;
+  table.targets.reserve(static_cast<size_t>(count));
+  if (insn.opcode == op::kLookupswitch) table.keys.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i) {
+    if (insn.opcode == op::kLookupswitch) table.keys.push_back(in.s4());
+    int64_t target = at + static_cast<int64_t>(in.s4());
+    if (target < 0 || target >= len_) {
+      return Error::at_code(at, "switch target " + std::to_string(target) + " out of range");
+    }
+    table.targets.push_back(static_cast<LabelId>(target));
+  }
+  insn.switch_index = static_cast<uint32_t>(ir_.switches.size());
+  ir_.switches.push_back(std::move(table));
+  return Ok{};
+}
+
+// `wide` modifies the next instruction, which must be a load, store, ret or iinc.
+Status Builder::decode_wide(ByteReader& in, uint32_t at, Insn& insn) {
+  insn.opcode = in.u1();
+  insn.wide = true;
+  OperandShape shape = opcode_info(static_cast<uint8_t>(insn.opcode)).shape;
+  if (shape == OperandShape::kLocal) {
+    insn.a = in.u2();
+  } else if (shape == OperandShape::kIinc) {
+    insn.a = in.u2();
+    insn.b = in.s2();
+  } else if (!in.failed()) {
+    return Error::at_code(at, "wide prefix before " +
+                                  std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name));
+  }
+  return Ok{};
+}
+
+Status Builder::decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn) {
+  switch (shape) {
+    case OperandShape::kNone:
+      return Ok{};
+    case OperandShape::kByte:
+      insn.a = insn.opcode == op::kBipush ? static_cast<int8_t>(in.u1()) : in.u1();
+      return Ok{};
+    case OperandShape::kShort:
+      insn.a = in.s2();
+      return Ok{};
+    case OperandShape::kLocal:
+    case OperandShape::kCpByte:
+      insn.a = in.u1();
+      return Ok{};
+    case OperandShape::kIinc:
+      insn.a = in.u1();
+      insn.b = static_cast<int8_t>(in.u1());
+      return Ok{};
+    case OperandShape::kCp:
+      insn.a = in.u2();
+      return Ok{};
+    case OperandShape::kBranch: {
+      int64_t target = at + static_cast<int64_t>(in.s2());
+      return in.failed() ? Status(Ok{}) : read_branch(at, target, insn);
+    }
+    case OperandShape::kBranchWide: {
+      int64_t target = at + static_cast<int64_t>(in.s4());
+      return in.failed() ? Status(Ok{}) : read_branch(at, target, insn);
+    }
+    case OperandShape::kInvokeInterface:
+    case OperandShape::kMultiANewArray:
+      insn.a = in.u2();
+      insn.b = in.u1();
+      if (shape == OperandShape::kInvokeInterface) in.skip(1);
+      return Ok{};
+    case OperandShape::kInvokeDynamic:
+      insn.a = in.u2();
+      in.skip(2);
+      return Ok{};
+    case OperandShape::kTableSwitch:
+    case OperandShape::kLookupSwitch:
+      return decode_switch(in, at, insn);
+    case OperandShape::kWide:
+      return decode_wide(in, at, insn);
+    case OperandShape::kInvalid:
+      break;
+  }
+  return Error::at_code(at, "unknown opcode " + hex(insn.opcode));
+}
+
+Status Builder::decode_one(ByteReader& in, uint32_t at, Insn& insn) {
+  insn.opcode = in.u1();
+  insn.original_offset = static_cast<int32_t>(at);
+  OperandShape shape = opcode_info(static_cast<uint8_t>(insn.opcode)).shape;
+  if (auto s = decode_operands(in, at, shape, insn); !s) return s;
+  if (in.failed()) return Error::at_code(at, "instruction runs past the end of the code");
+  return Ok{};
+}
+
+Status Builder::decode_instructions() {
+  starts_.assign(len_ + 1, 0);
+  starts_[len_] = 1;  // the end position is a valid (exclusive) range end
+  ir_.insns.reserve(len_ / 2 + 4);
+  ByteReader in(code_.code);
+  while (!in.at_end()) {
+    uint32_t pos = static_cast<uint32_t>(in.pos());
+    starts_[pos] = 1;
+    Insn insn;
+    if (auto s = decode_one(in, pos, insn); !s) return s;
+    ir_.insns.push_back(insn);
+  }
+  // The verifier rejects code whose last instruction can fall through past the end.
+  const Insn& last = ir_.insns.back();
+  if (!ends_block(static_cast<uint8_t>(last.opcode))) {
+    return Error::at_code(last.original_offset, "code falls off the end");
+  }
+  return Ok{};
+}
+
+Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
+  if (offset < 0 || offset > len_ || (offset == len_ && !allow_end)) {
+    return Error::at_code(offset, std::string(what) + " out of range");
+  }
+  if (!starts_[offset]) {
+    return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
+  }
+  label_at_[offset] = kWanted;
+  return Ok{};
+}
+
+Status Builder::mark_branches() {
+  for (const Insn& insn : ir_.insns) {
+    uint32_t at = static_cast<uint32_t>(insn.original_offset);
+    bool has_target = insn.target != kNoLabel;
+    if (has_target && !starts_[insn.target]) {
+      return Error::at_code(at, "branch target " + std::to_string(insn.target) +
+                                    " is in the middle of an instruction");
+    }
+    if (has_target) label_at_[insn.target] = kWanted;
+    if (!is_switch(static_cast<uint8_t>(insn.opcode))) continue;
+    for (LabelId t : ir_.switches[insn.switch_index].targets) {
+      if (!starts_[t]) {
+        return Error::at_code(
+            at, "switch target " + std::to_string(t) + " is in the middle of an instruction");
+      }
+      label_at_[t] = kWanted;
+    }
+  }
+  return Ok{};
+}
+
+Status Builder::mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what) {
+  for (const auto& v : vars) {
+    if (auto s = mark(v.start_pc, false, what); !s) return s;
+    if (auto s = mark(int64_t{v.start_pc} + v.length, true, what); !s) return s;
+  }
+  return Ok{};
+}
+
+Status Builder::mark_frame_types(const Frame& f) {
+  for (const auto* list : {&f.locals, &f.stack}) {
+    for (const VType& v : *list) {
+      if (v.tag != VTag::kUninitialized) continue;
+      if (v.data >= len_ || !starts_[v.data] || code_.code[v.data] != op::kNew) {
+        return Error::at_code(v.data, "Uninitialized frame entry does not name a `new`");
+      }
+      label_at_[v.data] = kWanted;
+    }
+  }
+  return Ok{};
+}
+
+Status Builder::mark_type_annotation(const CodeTypeAnnotation& a) {
+  if (is_type_annotation_localvar(a.target_type)) {
+    for (const auto& r : a.ranges) {
+      if (auto s = mark(r.start_pc, false, "type annotation range"); !s) return s;
+      if (auto s = mark(int64_t{r.start_pc} + r.length, true, "type annotation range"); !s)
+        return s;
+    }
+  } else if (is_type_annotation_catch(a.target_type)) {
+    if (a.exception_table_index >= code_.exception_table.size()) {
+      return Error::at_code(-1, "type annotation names a missing exception table entry");
+    }
+  } else if (is_type_annotation_insn(a.target_type)) {
+    return mark(a.offset, false, "type annotation offset");
+  }
+  return Ok{};
+}
+
+Status Builder::mark_tables(const RawTables& t) {
+  for (const auto& e : code_.exception_table) {
+    if (e.start_pc >= e.end_pc) return Error::at_code(e.start_pc, "empty exception range");
+    if (auto s = mark(e.start_pc, false, "exception range start"); !s) return s;
+    if (auto s = mark(e.end_pc, true, "exception range end"); !s) return s;
+    if (auto s = mark(e.handler_pc, false, "exception handler"); !s) return s;
+  }
+  for (const auto& l : t.lines) {
+    if (auto s = mark(l.start_pc, false, "line number"); !s) return s;
+  }
+  if (auto s = mark_local_vars(t.locals, "local variable range"); !s) return s;
+  if (auto s = mark_local_vars(t.local_types, "local variable type range"); !s) return s;
+  for (const auto& f : t.frames) {
+    if (auto s = mark(f.offset, false, "stack map frame"); !s) return s;
+    if (auto s = mark_frame_types(f.frame); !s) return s;
+  }
+  for (const auto* list : {&t.visible, &t.invisible}) {
+    for (const auto& a : *list) {
+      if (auto s = mark_type_annotation(a); !s) return s;
+    }
+  }
+  return Ok{};
+}
+
+// Ids follow offsets, so labels read in code order in disassembly and tests.
+void Builder::assign_labels() {
+  for (uint32_t off = 0; off <= len_; ++off) {
+    if (label_at_[off] != kWanted) continue;
+    LabelId id = ir_.new_label();
+    ir_.labels[id].original_offset = static_cast<int32_t>(off);
+    label_at_[off] = id;
+  }
+}
+
+// Grows the vector once and moves instructions back to their final slots, inserting each
+// label just before the instruction at its offset; targets become label ids on the way.
+void Builder::place_labels() {
+  auto& insns = ir_.insns;
+  size_t n = insns.size();
+  insns.resize(n + ir_.labels.size());
+  size_t w = insns.size();
+  if (label_at_[len_] != kNoLabel) insns[--w] = Insn::make_label(label_at_[len_]);
+  for (size_t r = n; r-- > 0;) {
+    Insn insn = insns[r];
+    if (insn.target != kNoLabel) insn.target = at(insn.target);
+    insns[--w] = insn;
+    LabelId here = at(static_cast<uint32_t>(insn.original_offset));
+    if (here != kNoLabel) insns[--w] = Insn::make_label(here);
+  }
+  for (auto& table : ir_.switches) {
+    for (LabelId& t : table.targets) t = at(t);
+  }
+}
+
+void Builder::resolve_local_vars(const std::vector<LocalVariableEntry>& in,
+                                 std::vector<LocalVar>& out) {
+  out.reserve(in.size());
+  for (const auto& v : in) {
+    out.push_back(LocalVar{at(v.start_pc), at(v.start_pc + v.length), v.name_index,
+                           v.descriptor_index, v.index});
+  }
+}
+
+void Builder::resolve_frame_types(Frame& f) {
+  for (auto* list : {&f.locals, &f.stack}) {
+    for (VType& v : *list) {
+      if (v.tag == VTag::kUninitialized) v.data = at(v.data);
+    }
+  }
+}
+
+void Builder::resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
+                                       std::vector<CodeTypeAnnotationIR>& out) {
+  out.reserve(in.size());
+  for (auto& a : in) {
+    CodeTypeAnnotationIR ann;
+    if (is_type_annotation_localvar(a.target_type)) {
+      for (const auto& r : a.ranges)
+        ann.ranges.emplace_back(at(r.start_pc), at(r.start_pc + r.length));
+    } else if (is_type_annotation_insn(a.target_type)) {
+      ann.insn = at(a.offset);
+    }
+    ann.raw = std::move(a);
+    out.push_back(std::move(ann));
+  }
+}
+
+void Builder::resolve_tables(RawTables& t) {
+  ir_.try_catches.reserve(code_.exception_table.size());
+  for (const auto& e : code_.exception_table) {
+    ir_.try_catches.push_back(
+        TryCatch{at(e.start_pc), at(e.end_pc), at(e.handler_pc), e.catch_type});
+  }
+  ir_.line_numbers.reserve(t.lines.size());
+  for (const auto& l : t.lines) ir_.line_numbers.push_back(LineNumber{at(l.start_pc), l.line});
+  resolve_local_vars(t.locals, ir_.local_variables);
+  resolve_local_vars(t.local_types, ir_.local_variable_types);
+  for (auto& f : t.frames) {
+    resolve_frame_types(f.frame);
+    ir_.labels[at(f.offset)].frame = std::move(f.frame);
+  }
+  resolve_type_annotations(t.visible, ir_.visible_type_annotations);
+  resolve_type_annotations(t.invisible, ir_.invisible_type_annotations);
+}
+
+Status Builder::decode_frames(const Attribute& a, RawTables& t) {
+  if (ir_.had_stack_map_table) return Error::at_code(-1, "more than one StackMapTable");
+  ir_.had_stack_map_table = true;
+  auto initial = initial_frame(cf_.pool, ctx_.class_name, ctx_.method_name, ctx_.descriptor,
+                               ctx_.access_flags);
+  if (!initial) return initial.error();
+  auto frames = decode_stack_map_table(a.data, initial.value());
+  if (!frames) return frames.error();
+  t.frames = std::move(frames.value());
+  return Ok{};
+}
+
+Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out) {
+  auto annos = decode_code_type_annotations(a.data);
+  if (!annos) return annos.error();
+  for (auto& x : annos.value()) out.push_back(std::move(x));
+  return Ok{};
+}
+
+// Appends, because JVMS allows several LineNumberTable and local-variable attributes.
+template <class T>
+Status append_decoded(Result<std::vector<T>> r, std::vector<T>& out) {
+  if (!r) return r.error();
+  out.insert(out.end(), r.value().begin(), r.value().end());
+  return Ok{};
+}
+
+Status Builder::decode_tables(RawTables& t) {
+  for (const Attribute& a : code_.attributes) {
+    std::string_view name = cf_.attribute_name(a);
+    Status s = Ok{};
+    if (name == "LineNumberTable") {
+      s = append_decoded(decode_line_numbers(a.data), t.lines);
+    } else if (name == "LocalVariableTable") {
+      s = append_decoded(decode_local_variables(a.data), t.locals);
+    } else if (name == "LocalVariableTypeTable") {
+      s = append_decoded(decode_local_variables(a.data), t.local_types);
+    } else if (name == "StackMapTable" && ctx_.major_version >= 50) {
+      // Before version 50 the JVM ignores this attribute, so it is carried as unknown.
+      s = decode_frames(a, t);
+    } else if (name == "RuntimeVisibleTypeAnnotations") {
+      s = decode_type_annotations(a, t.visible);
+    } else if (name == "RuntimeInvisibleTypeAnnotations") {
+      s = decode_type_annotations(a, t.invisible);
+    } else {
+      ir_.unknown_attributes.push_back(a);
+    }
+    if (!s) return s;
+  }
+  return Ok{};
+}
+
+Result<CodeIR> Builder::run() {
+  ir_.max_stack = code_.max_stack;
+  ir_.max_locals = code_.max_locals;
+  if (auto s = decode_instructions(); !s) return s.error();
+  RawTables tables;
+  if (auto s = decode_tables(tables); !s) return s.error();
+  label_at_.assign(len_ + 1, kNoLabel);
+  if (auto s = mark_branches(); !s) return s.error();
+  if (auto s = mark_tables(tables); !s) return s.error();
+  assign_labels();
+  place_labels();
+  resolve_tables(tables);
+  return std::move(ir_);
+}
+
+}  // namespace
+
+Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
+  MethodContext ctx = MethodContext::of(cf, method);
+  auto fail = [&](Error e) { return std::move(e.in(ctx.class_name, ctx.method_id())); };
+  const Attribute* attr = cf.find_attribute(method.attributes, "Code");
+  if (attr == nullptr) return fail(Error::plain("method has no Code attribute"));
+  auto code = decode_code(*attr);
+  if (!code) return fail(code.error());
+  Builder builder(cf, ctx, code.value());
+  auto ir = builder.run();
+  if (!ir) return fail(ir.error());
+  return ir;
+}
+
+}  // namespace duplex

@@ -1,0 +1,367 @@
+// StackMapTable (JVMS 4.7.4): decoding to absolute offsets and full frames, encoding back
+// with the most compact frame kinds, and the implicit entry frame (JVMS 4.10.1.6).
+//
+// Frames are kept in the class file's list form, where a Long or Double is a single entry.
+// chop_frame and append_frame count entries in that form too, so all comparisons between
+// consecutive frames are done on the lists exactly as given. The encoder never drops or adds
+// Top entries: a frame whose locals end in Top is written with those Tops, so decoding gives
+// back the very same lists.
+#include <string>
+#include <utility>
+
+#include "classfile/attributes.h"
+#include "classfile/bytes.h"
+
+namespace duplex {
+
+namespace {
+
+// Frame type ranges (JVMS 4.7.4).
+constexpr uint8_t kSameMax = 63;
+constexpr uint8_t kSameLocals1Min = 64;
+constexpr uint8_t kSameLocals1Max = 127;
+constexpr uint8_t kReservedMax = 246;
+constexpr uint8_t kSameLocals1Extended = 247;
+constexpr uint8_t kChopMin = 248;  // chops 3
+constexpr uint8_t kSameExtended = 251;
+constexpr uint8_t kAppendMax = 254;  // appends 3
+constexpr uint8_t kFull = 255;
+
+Error truncated(const ByteReader& in) {
+  return Error::at_file(static_cast<int64_t>(in.failure_offset()), "truncated StackMapTable");
+}
+
+// ---- decoding ----
+
+Result<VType> read_vtype(ByteReader& in) {
+  size_t at = in.absolute_pos();
+  uint8_t tag = in.u1();
+  if (in.failed()) return truncated(in);
+  if (tag > static_cast<uint8_t>(VTag::kUninitialized)) {
+    return Error::at_file(static_cast<int64_t>(at),
+                          "bad verification type tag " + std::to_string(tag));
+  }
+  VType v{static_cast<VTag>(tag), 0};
+  // Object carries a Class index, Uninitialized the offset of its `new`.
+  if (v.tag == VTag::kObject || v.tag == VTag::kUninitialized) v.data = in.u2();
+  if (in.failed()) return truncated(in);
+  return v;
+}
+
+Status read_vtypes(ByteReader& in, size_t count, std::vector<VType>& out) {
+  for (size_t i = 0; i < count; ++i) {
+    auto v = read_vtype(in);
+    if (!v) return v.error();
+    out.push_back(v.value());
+  }
+  return Ok{};
+}
+
+// Reads one frame's body after its type byte. `frame` starts as a copy of the previous
+// frame with the stack cleared. Returns the offset_delta.
+Result<uint32_t> read_frame_body(ByteReader& in, uint8_t type, size_t type_at, Frame& frame) {
+  if (type <= kSameMax) return uint32_t{type};
+  if (type <= kSameLocals1Max) {
+    if (auto s = read_vtypes(in, 1, frame.stack); !s) return s.error();
+    return uint32_t{type} - kSameLocals1Min;
+  }
+  if (type <= kReservedMax) {
+    return Error::at_file(static_cast<int64_t>(type_at),
+                          "reserved stack map frame type " + std::to_string(type));
+  }
+  uint32_t delta = in.u2();
+  if (in.failed()) return truncated(in);
+  if (type == kSameLocals1Extended) {
+    if (auto s = read_vtypes(in, 1, frame.stack); !s) return s.error();
+  } else if (type < kSameExtended) {
+    size_t chop = kSameExtended - type;
+    if (chop > frame.locals.size()) {
+      return Error::at_file(static_cast<int64_t>(type_at),
+                            "chop_frame removes more locals than the previous frame has");
+    }
+    frame.locals.resize(frame.locals.size() - chop);
+  } else if (type > kSameExtended && type <= kAppendMax) {
+    if (auto s = read_vtypes(in, type - kSameExtended, frame.locals); !s) return s.error();
+  } else if (type == kFull) {
+    frame.locals.clear();
+    if (auto s = read_vtypes(in, in.u2(), frame.locals); !s) return s.error();
+    if (auto s = read_vtypes(in, in.u2(), frame.stack); !s) return s.error();
+  }
+  // type == kSameExtended needs nothing more.
+  return delta;
+}
+
+}  // namespace
+
+Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t> body,
+                                                        const Frame& initial, size_t file_offset) {
+  ByteReader in(body, file_offset);
+  uint16_t count = in.u2();
+  if (in.failed()) return truncated(in);
+  std::vector<OffsetFrame> frames;
+  for (uint32_t i = 0; i < count; ++i) {
+    const Frame& prev = frames.empty() ? initial : frames.back().frame;
+    size_t type_at = in.absolute_pos();
+    uint8_t type = in.u1();
+    if (in.failed()) return truncated(in);
+    OffsetFrame f{0, Frame{prev.locals, {}}};
+    auto delta = read_frame_body(in, type, type_at, f.frame);
+    if (!delta) return delta.error();
+    // The first frame sits at offset_delta; each later one at previous + offset_delta + 1,
+    // which keeps offsets strictly increasing by construction.
+    f.offset = frames.empty() ? delta.value() : frames.back().offset + delta.value() + 1;
+    frames.push_back(std::move(f));
+  }
+  if (!in.at_end()) {
+    return Error::at_file(static_cast<int64_t>(in.absolute_pos()),
+                          std::to_string(in.remaining()) + " trailing bytes after StackMapTable");
+  }
+  return frames;
+}
+
+// ---- encoding ----
+
+namespace {
+
+Status write_vtype(ByteWriter& out, const VType& v) {
+  if (v.tag > VTag::kUninitialized) return Error::plain("bad verification type tag in frame");
+  out.u1(static_cast<uint8_t>(v.tag));
+  if (v.tag == VTag::kObject || v.tag == VTag::kUninitialized) {
+    if (v.data > 0xFFFF) return Error::plain("verification type operand does not fit a u2");
+    out.u2(v.data);
+  }
+  return Ok{};
+}
+
+Status write_vtypes(ByteWriter& out, const std::vector<VType>& list, size_t from = 0) {
+  for (size_t i = from; i < list.size(); ++i) {
+    if (auto s = write_vtype(out, list[i]); !s) return s;
+  }
+  return Ok{};
+}
+
+// True when `shorter` is a proper-or-equal prefix of `longer` (entry by entry, list form).
+bool is_prefix(const std::vector<VType>& shorter, const std::vector<VType>& longer) {
+  if (shorter.size() > longer.size()) return false;
+  for (size_t i = 0; i < shorter.size(); ++i) {
+    if (!(shorter[i] == longer[i])) return false;
+  }
+  return true;
+}
+
+Status write_full(ByteWriter& out, const Frame& f, uint32_t delta) {
+  if (f.locals.size() > 0xFFFF || f.stack.size() > 0xFFFF) {
+    return Error::plain("stack map frame has more than 65535 entries");
+  }
+  out.u1(kFull);
+  out.u2(delta);
+  out.u2(static_cast<uint32_t>(f.locals.size()));
+  if (auto s = write_vtypes(out, f.locals); !s) return s;
+  out.u2(static_cast<uint32_t>(f.stack.size()));
+  return write_vtypes(out, f.stack);
+}
+
+// Frames with an empty stack: same, chop or append when the locals allow it.
+Status write_empty_stack(ByteWriter& out, const Frame& f, const Frame& prev, uint32_t delta) {
+  size_t have = prev.locals.size();
+  size_t want = f.locals.size();
+  if (f.locals == prev.locals) {
+    if (delta <= kSameMax) {
+      out.u1(delta);
+    } else {
+      out.u1(kSameExtended);
+      out.u2(delta);
+    }
+    return Ok{};
+  }
+  if (want < have && have - want <= 3 && is_prefix(f.locals, prev.locals)) {
+    out.u1(kSameExtended - (have - want));
+    out.u2(delta);
+    return Ok{};
+  }
+  if (want > have && want - have <= 3 && is_prefix(prev.locals, f.locals)) {
+    out.u1(kSameExtended + (want - have));
+    out.u2(delta);
+    return write_vtypes(out, f.locals, have);
+  }
+  return write_full(out, f, delta);
+}
+
+Status write_frame(ByteWriter& out, const Frame& f, const Frame& prev, uint32_t delta) {
+  if (f.stack.empty()) return write_empty_stack(out, f, prev, delta);
+  if (f.stack.size() == 1 && f.locals == prev.locals) {
+    if (delta <= kSameLocals1Max - kSameLocals1Min) {
+      out.u1(kSameLocals1Min + delta);
+    } else {
+      out.u1(kSameLocals1Extended);
+      out.u2(delta);
+    }
+    return write_vtype(out, f.stack[0]);
+  }
+  return write_full(out, f, delta);
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
+                                                    const Frame& initial) {
+  if (frames.size() > 0xFFFF) return Error::plain("more than 65535 stack map frames");
+  ByteWriter out;
+  out.u2(static_cast<uint32_t>(frames.size()));
+  const Frame* prev = &initial;
+  for (size_t i = 0; i < frames.size(); ++i) {
+    uint32_t offset = frames[i].offset;
+    if (i > 0 && frames[i - 1].offset >= offset) {
+      return Error::plain("stack map frame offsets are not strictly increasing at frame " +
+                          std::to_string(i));
+    }
+    uint32_t base = i == 0 ? 0 : frames[i - 1].offset + 1;  // inverse of decoding's rule
+    if (offset - base > 0xFFFF) return Error::plain("stack map frame offset delta exceeds u2");
+    if (auto s = write_frame(out, frames[i].frame, *prev, offset - base); !s) return s.error();
+    prev = &frames[i].frame;
+  }
+  return out.take();
+}
+
+// ---- initial frame ----
+
+namespace {
+
+// A parsed field type; reference types keep the name their Class entry will have (arrays by
+// their descriptor, per JVMS 4.4.1).
+struct ParsedType {
+  VTag tag = VTag::kTop;
+  std::string_view class_name;
+};
+
+Result<ParsedType> parse_class_type(std::string_view desc, size_t& pos) {
+  size_t semi = desc.find(';', pos);
+  if (semi == std::string_view::npos || semi == pos) {
+    return Error::plain("unterminated or empty class type");
+  }
+  std::string_view name = desc.substr(pos, semi - pos);
+  if (name.find_first_of(".[") != std::string_view::npos) {
+    return Error::plain("bad class name " + std::string(name));
+  }
+  pos = semi + 1;
+  return ParsedType{VTag::kObject, name};
+}
+
+Result<VTag> primitive_tag(char c) {
+  switch (c) {
+    case 'Z':
+    case 'B':
+    case 'C':
+    case 'S':
+    case 'I':
+      return VTag::kInteger;
+    case 'F':
+      return VTag::kFloat;
+    case 'J':
+      return VTag::kLong;
+    case 'D':
+      return VTag::kDouble;
+    default:
+      return Error::plain(std::string("bad type character '") + c + "'");
+  }
+}
+
+// Parses one field type at `pos` in `desc`, advancing `pos`. Touches no pool, so a descriptor
+// can be checked completely before anything is added.
+Result<ParsedType> parse_field_type(std::string_view desc, size_t& pos) {
+  size_t start = pos;
+  while (pos < desc.size() && desc[pos] == '[') ++pos;
+  size_t dims = pos - start;
+  if (dims > 255) return Error::plain("array type with more than 255 dimensions");
+  if (pos >= desc.size()) return Error::plain("ends inside a type");
+  char c = desc[pos++];
+  ParsedType t;
+  if (c == 'L') {
+    auto ct = parse_class_type(desc, pos);
+    if (!ct) return ct.error();
+    t = ct.value();
+  } else {
+    auto tag = primitive_tag(c);
+    if (!tag) return tag.error();
+    t.tag = tag.value();
+  }
+  if (dims > 0) t = ParsedType{VTag::kObject, desc.substr(start, pos - start)};
+  return t;
+}
+
+Status check_return_type(std::string_view ret) {
+  if (ret == "V") return Ok{};
+  size_t pos = 0;
+  auto t = parse_field_type(ret, pos);
+  if (!t) return t.error();
+  if (pos != ret.size()) return Error::plain("junk after the return type");
+  return Ok{};
+}
+
+// Checks the whole descriptor and returns its parameter types.
+Result<std::vector<ParsedType>> parse_parameters(std::string_view descriptor) {
+  if (descriptor.empty() || descriptor[0] != '(') return Error::plain("does not start with '('");
+  size_t close = descriptor.find(')');
+  if (close == std::string_view::npos) return Error::plain("no ')'");
+  if (auto s = check_return_type(descriptor.substr(close + 1)); !s) return s.error();
+  std::string_view params = descriptor.substr(0, close);
+  std::vector<ParsedType> out;
+  for (size_t pos = 1; pos < params.size();) {
+    auto t = parse_field_type(params, pos);
+    if (!t) return t.error();
+    out.push_back(t.value());
+  }
+  return out;
+}
+
+Result<VType> to_vtype(ConstantPool& pool, const ParsedType& t) {
+  if (t.tag != VTag::kObject) return VType{t.tag, 0};
+  auto idx = pool.add_class(t.class_name);
+  if (!idx) return idx.error();
+  return VType{VTag::kObject, idx.value()};
+}
+
+Result<VType> this_type(ConstantPool& pool, std::string_view class_name,
+                        std::string_view method_name) {
+  // In a constructor `this` is uninitialized until super() or this() runs, except in
+  // Object's, which has no superclass constructor to call.
+  if (method_name == "<init>" && class_name != "java/lang/Object") {
+    return VType{VTag::kUninitializedThis, 0};
+  }
+  return to_vtype(pool, ParsedType{VTag::kObject, class_name});
+}
+
+}  // namespace
+
+Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
+                            std::string_view method_name, std::string_view descriptor,
+                            uint16_t access_flags) {
+  auto params = parse_parameters(descriptor);
+  if (!params) {
+    return Error::plain("bad method descriptor " + std::string(descriptor) + ": " +
+                        params.error().reason);
+  }
+  bool is_static = (access_flags & access::kStatic) != 0;
+  size_t slots = is_static ? 0 : 1;
+  for (const auto& t : params.value())
+    slots += (t.tag == VTag::kLong || t.tag == VTag::kDouble) ? 2 : 1;
+  // JVMS 4.3.3: the parameters, `this` included, may take at most 255 local slots.
+  if (slots > 255) {
+    return Error::plain("bad method descriptor " + std::string(descriptor) +
+                        ": more than 255 parameter slots");
+  }
+  Frame frame;
+  if (!is_static) {
+    auto self = this_type(pool, class_name, method_name);
+    if (!self) return self.error();
+    frame.locals.push_back(self.value());
+  }
+  for (const auto& t : params.value()) {
+    auto v = to_vtype(pool, t);
+    if (!v) return v.error();
+    frame.locals.push_back(v.value());
+  }
+  return frame;
+}
+
+}  // namespace duplex

@@ -1,0 +1,67 @@
+// The duplex library API: rewrite a jar, a directory of classes or one class file for
+// sampled instrumentation, and learn what was done to every method.
+//
+//   duplex::InstrumentOptions options;
+//   options.rewrite.mode = duplex::Mode::kFull;
+//   options.rewrite.instrumentations = {duplex::make_builtin_instrumentation("call-edge")};
+//   auto summary = duplex::instrument_path("app.jar", "app-sampled.jar", options);
+//   if (!summary) std::cerr << summary.error().message() << "\n";
+//
+// Inputs are never modified; outputs are written atomically (temp file + rename), so a
+// failure leaves no half-written output behind.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "classfile/error.h"
+#include "rewriter/rewriter.h"
+
+namespace duplex {
+
+struct InstrumentOptions {
+  RewriteOptions rewrite;
+  // Class-name globs in dotted form ("org.h2.*"; '*' matches any run of characters, '?' one).
+  // No includes means every class; excludes win over includes.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  // Called after each class with (done, total) for progress display.
+  std::function<void(size_t, size_t)> progress;
+  // Called with each class that went through the rewriter (where it came from, the result).
+  std::function<void(const std::string&, const ClassRewrite&)> on_class;
+};
+
+struct ClassFailure {
+  std::string entry;   // where the class came from ("app.jar!/org/Foo.class")
+  std::string reason;  // the Error message; the class was copied unchanged
+};
+
+struct InstrumentSummary {
+  size_t classes_seen = 0;
+  size_t classes_rewritten = 0;
+  size_t classes_unchanged = 0;  // excluded, or nothing to instrument
+  size_t classes_excluded = 0;
+  std::vector<ClassFailure> failures;  // could not be rewritten: copied unchanged
+  size_t nested_jars = 0;
+  size_t signature_files_removed = 0;  // jar signatures are stripped (the classes change)
+  std::map<std::string, size_t> methods_by_transform;  // "full" -> 120, "unchanged" -> 4
+  std::map<std::string, size_t> fallbacks_by_reason;   // short reason -> count
+  uint64_t class_bytes_before = 0;  // of the classes rewritten
+  uint64_t class_bytes_after = 0;
+  double seconds = 0;
+};
+
+// Rewrites a jar (including nested jars and multi-release entries), a directory tree or a
+// single .class file into `output` (the same kind). Fails, writing nothing, on an unreadable
+// input, an output that cannot be written, or a class that duplex already rewrote.
+Result<InstrumentSummary> instrument_path(const std::string& input, const std::string& output,
+                                          const InstrumentOptions& options);
+
+// True if a dotted class name passes the include and exclude globs.
+bool class_selected(std::string_view dotted_name, const InstrumentOptions& options);
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace duplex

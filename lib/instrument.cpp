@@ -1,0 +1,299 @@
+#include "duplex/instrument.h"
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <unistd.h>
+
+#include "classfile/archive.h"
+
+namespace duplex {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Dotted class name from an entry path: META-INF/versions/11/a/B.class -> a.B
+std::string dotted_name_of(std::string_view entry) {
+  std::string_view path = split_versioned(entry).path;
+  if (path.size() > 6) path.remove_suffix(6);  // ".class"
+  std::string name(path);
+  for (char& c : name) {
+    if (c == '/') c = '.';
+  }
+  return name;
+}
+
+// A short category for a fallback reason, so that summaries group alike methods.
+std::string reason_category(const std::string& reason) {
+  static const std::pair<const char*, const char*> kCategories[] = {
+      {"HugeMethodLimit", "would pass HugeMethodLimit (8000 bytes)"},
+      {"65535", "would pass the 65535-byte code limit"},
+      {"jsr/ret", "jsr/ret subroutines"},
+      {"uninitialized", "uninitialized object across a crossing"},
+      {"inlining size", "kept within an inlining size"},
+      {"no instrumentation sites", "no instrumentation sites"},
+      {"cannot read the code", "unreadable code"},
+  };
+  for (const auto& [needle, category] : kCategories) {
+    if (reason.find(needle) != std::string::npos) return category;
+  }
+  return reason.size() > 80 ? reason.substr(0, 80) + "..." : reason;
+}
+
+bool is_jar_name(std::string_view name) {
+  return name.size() > 4 && (name.substr(name.size() - 4) == ".jar" ||
+                             name.substr(name.size() - 4) == ".JAR");
+}
+
+// A temporary file path, removed by the destructor.
+class TempFile {
+ public:
+  TempFile() {
+    std::string templ = (fs::temp_directory_path() / "duplex-nested-XXXXXX").string();
+    int fd = mkstemp(templ.data());
+    if (fd >= 0) {
+      close(fd);
+      path_ = templ;
+    }
+  }
+  ~TempFile() {
+    std::error_code ec;
+    if (!path_.empty()) fs::remove(path_, ec);
+  }
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+class PathInstrumenter {
+ public:
+  explicit PathInstrumenter(const InstrumentOptions& options) : options_(options) {}
+
+  Result<InstrumentSummary> run(const std::string& input, const std::string& output) {
+    auto start = std::chrono::steady_clock::now();
+    std::error_code ec;
+    if (!fs::exists(input, ec)) return Error::plain(input + ": no such file or directory");
+    if (fs::absolute(input, ec) == fs::absolute(output, ec)) {
+      return Error::plain(output + ": the output must differ from the input");
+    }
+    Status status = Ok{};
+    if (fs::is_directory(input, ec)) {
+      status = rewrite_directory(input, output);
+    } else if (input.size() > 6 && input.substr(input.size() - 6) == ".class") {
+      status = rewrite_class_file(input, output);
+    } else {
+      total_ = 0;
+      status = rewrite_jar(input, output);
+    }
+    if (!status) return status.error();
+    summary_.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return summary_;
+  }
+
+ private:
+  // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
+  Result<std::vector<uint8_t>> rewrite_one(const std::string& where, std::string_view entry,
+                                             std::vector<uint8_t> bytes) {
+    ++summary_.classes_seen;
+    report_progress();
+    if (!class_selected(dotted_name_of(entry), options_)) {
+      ++summary_.classes_excluded;
+      ++summary_.classes_unchanged;
+      return bytes;
+    }
+    auto rewritten = duplex::rewrite_class(bytes, options_.rewrite);
+    if (!rewritten) {
+      if (rewritten.error().reason.find("already rewritten") != std::string::npos) {
+        return Error::plain(where + ": " + rewritten.error().message());
+      }
+      summary_.failures.push_back({where, rewritten.error().message()});
+      return bytes;
+    }
+    record_methods(rewritten.value());
+    if (options_.on_class) options_.on_class(where, rewritten.value());
+    if (!rewritten->changed) {
+      ++summary_.classes_unchanged;
+      return bytes;
+    }
+    ++summary_.classes_rewritten;
+    summary_.class_bytes_before += bytes.size();
+    summary_.class_bytes_after += rewritten->bytes.size();
+    return std::move(rewritten->bytes);
+  }
+
+  void record_methods(const ClassRewrite& r) {
+    for (const MethodReport& m : r.methods) {
+      ++summary_.methods_by_transform[transform_name(m.applied)];
+      bool fell_back = m.applied != m.requested && options_.rewrite.mode != Mode::kAuto;
+      if (fell_back && !m.reason.empty()) ++summary_.fallbacks_by_reason[reason_category(m.reason)];
+    }
+  }
+
+  void report_progress() {
+    if (options_.progress) options_.progress(summary_.classes_seen, total_);
+  }
+
+  Status rewrite_class_file(const std::string& input, const std::string& output) {
+    auto bytes = read_file(input);
+    if (!bytes) return bytes.error();
+    total_ = 1;
+    auto out = rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()));
+    if (!out) return out.error();
+    return write_file_atomic(output, out.value());
+  }
+
+  Status rewrite_directory(const std::string& input, const std::string& output) {
+    std::error_code ec;
+    if (fs::exists(output, ec) && !fs::is_empty(output, ec)) {
+      return Error::plain(output + ": the output directory exists and is not empty");
+    }
+    auto files = list_files(input);
+    if (!files) return files.error();
+    for (const std::string& f : files.value()) total_ += is_class_entry(f);
+    // Build next to the destination, then rename, so a failure leaves nothing behind.
+    std::string staging = output + ".duplex-tmp";
+    fs::remove_all(staging, ec);
+    Status s = rewrite_tree(input, staging, files.value());
+    if (s) {
+      fs::remove(output, ec);  // an empty directory, if any
+      fs::rename(staging, output, ec);
+      if (ec) s = Error::plain(output + ": cannot move the output into place: " + ec.message());
+    }
+    if (!s) fs::remove_all(staging, ec);
+    return s;
+  }
+
+  Status rewrite_tree(const std::string& input, const std::string& staging,
+                      const std::vector<std::string>& files) {
+    for (const std::string& rel : files) {
+      std::string from = (fs::path(input) / rel).string();
+      std::string to = (fs::path(staging) / rel).string();
+      Status s = Ok{};
+      if (is_class_entry(rel)) {
+        auto bytes = read_file(from);
+        if (!bytes) return bytes.error();
+        auto out = rewrite_one(from, rel, std::move(bytes.value()));
+        if (!out) return out.error();
+        s = write_file_atomic(to, out.value());
+      } else if (is_jar_name(rel)) {
+        fs::create_directories(fs::path(to).parent_path());
+        s = rewrite_jar(from, to);
+      } else {
+        auto bytes = read_file(from);
+        if (!bytes) return bytes.error();
+        s = write_file_atomic(to, bytes.value());
+      }
+      if (!s) return s;
+    }
+    return Ok{};
+  }
+
+  Status rewrite_jar(const std::string& input, const std::string& output) {
+    auto reader = JarReader::open(input);
+    if (!reader) return reader.error();
+    bool signed_jar = false;
+    for (const JarEntry& e : reader->entries()) {
+      total_ += is_class_entry(e.name);
+      signed_jar = signed_jar || is_signature_file(e.name);
+    }
+    auto writer = JarWriter::create(output);
+    if (!writer) return writer.error();
+    for (const JarEntry& e : reader->entries()) {
+      if (auto s = rewrite_entry(reader.value(), writer.value(), e, signed_jar); !s) {
+        writer->abort();
+        return s;
+      }
+    }
+    return writer->commit();
+  }
+
+  Status rewrite_entry(const JarReader& reader, JarWriter& writer, const JarEntry& e,
+                       bool signed_jar) {
+    std::string where = reader.path() + "!/" + e.name;
+    if (e.is_directory) return writer.copy(reader, e);
+    if (signed_jar && is_signature_file(e.name)) {
+      ++summary_.signature_files_removed;
+      return Ok{};
+    }
+    if (signed_jar && e.name == "META-INF/MANIFEST.MF") {
+      auto bytes = reader.read(e);
+      if (!bytes) return bytes.error();
+      std::string text(bytes->begin(), bytes->end());
+      std::string stripped = strip_manifest_digests(text);
+      return writer.replace(reader, e, std::span<const uint8_t>(
+                                           reinterpret_cast<const uint8_t*>(stripped.data()),
+                                           stripped.size()));
+    }
+    if (is_class_entry(e.name)) {
+      auto bytes = reader.read(e);
+      if (!bytes) return bytes.error();
+      size_t before = summary_.classes_rewritten;
+      auto out = rewrite_one(where, e.name, std::move(bytes.value()));
+      if (!out) return out.error();
+      if (summary_.classes_rewritten == before) return writer.copy(reader, e);
+      return writer.replace(reader, e, out.value());
+    }
+    if (is_jar_name(e.name)) return rewrite_nested_jar(reader, writer, e);
+    return writer.copy(reader, e);
+  }
+
+  Status rewrite_nested_jar(const JarReader& reader, JarWriter& writer, const JarEntry& e) {
+    auto bytes = reader.read(e);
+    if (!bytes) return bytes.error();
+    TempFile in, out;
+    if (in.path().empty() || out.path().empty()) return Error::plain("cannot create a temp file");
+    if (auto s = write_file_atomic(in.path(), bytes.value()); !s) return s;
+    ++summary_.nested_jars;
+    Status s = rewrite_jar(in.path(), out.path());
+    if (!s) return Error::plain(reader.path() + "!/" + e.name + ": " + s.error().message());
+    auto rewritten = read_file(out.path());
+    if (!rewritten) return rewritten.error();
+    return writer.replace(reader, e, rewritten.value());
+  }
+
+  const InstrumentOptions& options_;
+  InstrumentSummary summary_;
+  size_t total_ = 0;
+};
+
+}  // namespace
+
+bool glob_match(std::string_view pattern, std::string_view text) {
+  size_t p = 0, t = 0, star = std::string_view::npos, mark = 0;
+  while (t < text.size()) {
+    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == text[t])) {
+      ++p;
+      ++t;
+    } else if (p < pattern.size() && pattern[p] == '*') {
+      star = p++;
+      mark = t;
+    } else if (star != std::string_view::npos) {
+      p = star + 1;
+      t = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (p < pattern.size() && pattern[p] == '*') ++p;
+  return p == pattern.size();
+}
+
+bool class_selected(std::string_view dotted_name, const InstrumentOptions& options) {
+  for (const std::string& g : options.exclude) {
+    if (glob_match(g, dotted_name)) return false;
+  }
+  if (options.include.empty()) return true;
+  for (const std::string& g : options.include) {
+    if (glob_match(g, dotted_name)) return true;
+  }
+  return false;
+}
+
+Result<InstrumentSummary> instrument_path(const std::string& input, const std::string& output,
+                                          const InstrumentOptions& options) {
+  return PathInstrumenter(options).run(input, output);
+}
+
+}  // namespace duplex

@@ -1,0 +1,114 @@
+// rewrite_class: every method through rewrite_method, then the site registration and the
+// marker attribute, then the class bytes.
+#include <string>
+
+#include "classfile/class_file.h"
+#include "rewriter/method_rewriter.h"
+#include "rewriter/rewriter.h"
+#include "rewriter/runtime_api.h"
+#include "rewriter/site_registration.h"
+
+namespace duplex {
+namespace {
+
+bool has_code(const Member& m) {
+  return (m.access_flags & (access::kAbstract | access::kNative)) == 0;
+}
+
+Status add_marker(ClassFile& cf) {
+  auto name = cf.pool.add_utf8(runtime_api::kMarkerAttribute);
+  if (!name) return name.error();
+  Attribute marker;
+  marker.name_index = *name;
+  marker.set_data({0, 1});  // format version 1
+  cf.attributes.push_back(std::move(marker));
+  return Ok{};
+}
+
+bool is_runtime_class(const std::string& name) {
+  return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
+}
+
+}  // namespace
+
+const char* mode_name(Mode mode) {
+  switch (mode) {
+    case Mode::kFull: return "full";
+    case Mode::kPartial: return "partial";
+    case Mode::kNoDup: return "nodup";
+    case Mode::kExhaustive: return "exhaustive";
+    case Mode::kChecksOnly: return "checks";
+    case Mode::kAuto: return "auto";
+  }
+  return "?";
+}
+
+const char* transform_name(Transform t) {
+  switch (t) {
+    case Transform::kUnchanged: return "unchanged";
+    case Transform::kFull: return "full";
+    case Transform::kPartial: return "partial";
+    case Transform::kNoDup: return "nodup";
+    case Transform::kExhaustive: return "exhaustive";
+    case Transform::kChecksOnly: return "checks";
+  }
+  return "?";
+}
+
+Result<Mode> parse_mode(std::string_view text) {
+  for (Mode m : {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly,
+                 Mode::kAuto}) {
+    if (text == mode_name(m)) return m;
+  }
+  return Error::plain("unknown mode '" + std::string(text) +
+                      "' (expected full, partial, nodup, exhaustive, checks or auto)");
+}
+
+bool is_rewritten(const ClassFile& cf) {
+  return cf.find_attribute(cf.attributes, runtime_api::kMarkerAttribute) != nullptr;
+}
+
+Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
+                                   const RewriteOptions& options) {
+  auto parsed = ClassFile::parse(class_bytes);
+  if (!parsed) return parsed.error();
+  ClassFile& cf = parsed.value();
+  ClassRewrite result;
+  result.class_name = cf.name();
+  if (is_rewritten(cf)) {
+    return Error::plain("already rewritten by duplex; rewrite the original class instead")
+        .in(result.class_name);
+  }
+  if (is_runtime_class(result.class_name)) {
+    result.notes.push_back("the duplex runtime is never instrumented");
+    return result;
+  }
+  std::vector<MethodCalls> calls;
+  for (Member& m : cf.methods) {
+    if (!has_code(m)) continue;
+    MethodOutcome outcome = rewrite_method(cf, m, options);
+    for (SiteRecord& s : outcome.sites) {
+      s.index = static_cast<uint32_t>(result.sites.size());
+      result.sites.push_back(std::move(s));
+    }
+    if (outcome.report.applied != Transform::kUnchanged) {
+      result.changed = true;
+      if (!outcome.calls.empty()) calls.push_back({outcome.report.method, std::move(outcome.calls)});
+    }
+    result.methods.push_back(std::move(outcome.report));
+  }
+  if (!result.changed) return result;
+  if (!calls.empty()) {
+    if (auto s = add_site_registration(cf, calls); !s) {
+      result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
+                             s.error().message());
+    }
+  }
+  if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
+  auto bytes = cf.write();
+  if (!bytes) return bytes.error().in(result.class_name);
+  result.bytes = std::move(bytes.value());
+  return result;
+}
+
+}  // namespace duplex

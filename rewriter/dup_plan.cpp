@@ -1,0 +1,90 @@
+#include "rewriter/dup_plan.h"
+
+namespace duplex {
+namespace {
+
+DupPlan empty_plan(const Cfg& cfg, bool count_edges) {
+  DupPlan plan;
+  plan.kept.assign(cfg.blocks.size(), 0);
+  plan.check_edge.resize(cfg.blocks.size());
+  plan.count_edge.resize(cfg.blocks.size());
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) {
+    const auto& succs = cfg.blocks[b].succs;
+    plan.check_edge[b].assign(succs.size(), 0);
+    plan.count_edge[b].assign(succs.size(), 0);
+    if (!count_edges) continue;
+    for (size_t e = 0; e < succs.size(); ++e) plan.count_edge[b][e] = succs[e].back;
+  }
+  return plan;
+}
+
+// Blocks reachable from `seeds` over the duplicated-code DAG (edges that are not back
+// edges), forwards or backwards.
+std::vector<uint8_t> dag_closure(const Cfg& cfg, const std::vector<uint8_t>& seeds,
+                                 bool forward) {
+  const size_t n = cfg.blocks.size();
+  std::vector<std::vector<uint32_t>> adjacent(n);
+  for (uint32_t b = 0; b < n; ++b) {
+    for (const CfgEdge& e : cfg.blocks[b].succs) {
+      if (e.back) continue;
+      if (forward) {
+        adjacent[b].push_back(e.to);
+      } else {
+        adjacent[e.to].push_back(b);
+      }
+    }
+  }
+  std::vector<uint8_t> seen = seeds;
+  std::vector<uint32_t> work;
+  for (uint32_t b = 0; b < n; ++b) {
+    if (seen[b]) work.push_back(b);
+  }
+  while (!work.empty()) {
+    uint32_t b = work.back();
+    work.pop_back();
+    for (uint32_t next : adjacent[b]) {
+      if (!seen[next]) {
+        seen[next] = 1;
+        work.push_back(next);
+      }
+    }
+  }
+  return seen;
+}
+
+}  // namespace
+
+DupPlan plan_full_duplication(const Cfg& cfg, bool count_edges) {
+  DupPlan plan = empty_plan(cfg, count_edges);
+  plan.kept.assign(cfg.blocks.size(), 1);
+  plan.entry_check = !cfg.blocks.empty();
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) {
+    const auto& succs = cfg.blocks[b].succs;
+    for (size_t e = 0; e < succs.size(); ++e) plan.check_edge[b][e] = succs[e].back;
+  }
+  return plan;
+}
+
+DupPlan plan_partial_duplication(const Cfg& cfg, const std::vector<uint8_t>& instrumented,
+                                 bool count_edges) {
+  DupPlan plan = empty_plan(cfg, count_edges);
+  // Nodes downstream of instrumentation are not top-nodes; nodes upstream of it are not
+  // bottom-nodes. What is both lies between instrumented nodes and is kept.
+  std::vector<uint8_t> below = dag_closure(cfg, instrumented, /*forward=*/true);
+  std::vector<uint8_t> above = dag_closure(cfg, instrumented, /*forward=*/false);
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) plan.kept[b] = below[b] && above[b];
+  plan.entry_check = !cfg.blocks.empty() && plan.kept[0];
+  for (size_t b = 0; b < cfg.blocks.size(); ++b) {
+    const auto& succs = cfg.blocks[b].succs;
+    for (size_t e = 0; e < succs.size(); ++e) {
+      const CfgEdge& edge = succs[e];
+      if (!plan.kept[edge.to]) continue;  // checks into removed nodes would sample nothing
+      // Back edges keep their check; an edge from a top-node into kept code gains one
+      // (section 3.1), since the check that led there (entry or back edge) was removed.
+      plan.check_edge[b][e] = edge.back || !plan.kept[b];
+    }
+  }
+  return plan;
+}
+
+}  // namespace duplex

@@ -1,0 +1,452 @@
+// Full- and Partial-Duplication: lays out the checking code (the original, with checks on
+// the entry and on planned edges), the check trampolines, and the duplicated code (kept
+// blocks, carrying the events, whose back edges and exits return to the checking code).
+#include <optional>
+
+#include "classfile/attributes.h"
+#include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
+#include "rewriter/transforms.h"
+
+namespace duplex {
+namespace {
+
+class Duplicator {
+ public:
+  Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
+             ConstantPool& pool, bool with_events, bool count_edges)
+      : m_(m), src_(m.code), cfg_(cfg), sites_(sites), plan_(plan), pool_(pool),
+        with_events_(with_events), count_edges_(count_edges) {}
+
+  Result<TransformedCode> run() {
+    init_output();
+    if (auto s = make_runtime_calls(); !s) return s.error();
+    allocate_labels();
+    if (auto s = emit_entry(); !s) return s.error();
+    emit_checking_code();
+    emit_trampolines();
+    if (auto s = emit_duplicated_code(); !s) return s.error();
+    build_exception_table();
+    copy_debug_tables();
+    return TransformedCode{std::move(out_), checks_};
+  }
+
+ private:
+  struct Trampoline {
+    LabelId label;
+    LabelId fallback;   // the original target in the checking code
+    LabelId dup_target; // kNoLabel: no check, count only
+    bool count;
+  };
+
+  // ---- setup ----
+
+  void init_output() {
+    out_.max_stack = src_.max_stack;
+    out_.max_locals = src_.max_locals;
+    out_.switches = src_.switches;
+    out_.labels = src_.labels;
+    out_.line_numbers = src_.line_numbers;
+    out_.local_variables = src_.local_variables;
+    out_.local_variable_types = src_.local_variable_types;
+    out_.visible_type_annotations = src_.visible_type_annotations;
+    out_.invisible_type_annotations = src_.invisible_type_annotations;
+    out_.unknown_attributes = src_.unknown_attributes;
+    out_.had_stack_map_table = src_.had_stack_map_table;
+    out_.insns.reserve(src_.insns.size() * 2 + 16);
+  }
+
+  Status make_runtime_calls() {
+    auto check = make_check_call(pool_);
+    if (!check) return check.error();
+    check_call_ = *check;
+    if (count_edges_) {
+      auto entry = pool_.add_methodref(runtime_api::kClass, runtime_api::kCountEntry,
+                                       runtime_api::kVoidDesc);
+      auto back = pool_.add_methodref(runtime_api::kClass, runtime_api::kCountBackedge,
+                                      runtime_api::kVoidDesc);
+      if (!entry) return entry.error();
+      if (!back) return back.error();
+      count_entry_ = Insn::make(op::kInvokestatic, *entry);
+      count_back_ = Insn::make(op::kInvokestatic, *back);
+    }
+    return Ok{};
+  }
+
+  bool uses_frames() const { return m_.context.major_version >= 50; }
+
+  std::optional<Frame> frame_of(LabelId l) const {
+    if (l == kNoLabel || l >= src_.labels.size()) return std::nullopt;
+    return src_.labels[l].frame;
+  }
+
+  // The frame of the first framed label in the leading label run of block b.
+  std::optional<Frame> block_entry_frame(uint32_t b) const {
+    const BasicBlock& block = cfg_.blocks[b];
+    for (uint32_t i = block.begin; i < block.end && src_.insns[i].is_label(); ++i) {
+      if (auto f = frame_of(src_.insns[i].label())) return f;
+    }
+    return std::nullopt;
+  }
+
+  // Dup copies of labels, block-start labels in both codes, the duplicated entry.
+  void allocate_labels() {
+    const size_t blocks = cfg_.blocks.size();
+    dup_label_.assign(src_.labels.size(), kNoLabel);
+    check_start_.assign(blocks, kNoLabel);
+    dup_start_.assign(blocks, kNoLabel);
+    for (uint32_t b = 0; b < blocks; ++b) {
+      check_start_[b] = out_.new_label();
+      if (!plan_.kept[b]) continue;
+      dup_start_[b] = out_.new_label();
+      for (uint32_t i = cfg_.blocks[b].begin; i < cfg_.blocks[b].end; ++i) {
+        if (src_.insns[i].is_label()) dup_label_[src_.insns[i].label()] = out_.new_label();
+      }
+    }
+    // Frames of copies: the same types, with Uninitialized(new) pointing at the copied `new`.
+    for (LabelId l = 0; l < src_.labels.size(); ++l) {
+      if (dup_label_[l] != kNoLabel) out_.labels[dup_label_[l]].frame = remap(frame_of(l));
+    }
+    for (uint32_t b = 0; b < blocks; ++b) {
+      if (dup_start_[b] != kNoLabel) out_.labels[dup_start_[b]].frame = remap(block_entry_frame(b));
+    }
+    dup_end_ = out_.new_label();
+    has_entry_events_ = with_events_ && !sites_.entry().empty() && plan_.kept[0];
+    dup_entry_ = has_entry_events_ ? out_.new_label() : (blocks ? dup_start_[0] : kNoLabel);
+  }
+
+  std::optional<Frame> remap(std::optional<Frame> f) const {
+    if (!f) return f;
+    for (auto* list : {&f->locals, &f->stack}) {
+      for (VType& v : *list) {
+        if (v.tag == VTag::kUninitialized && v.data < dup_label_.size() &&
+            dup_label_[v.data] != kNoLabel) {
+          v.data = dup_label_[v.data];
+        }
+      }
+    }
+    return f;
+  }
+
+  void place(LabelId l) { out_.insns.push_back(Insn::make_label(l)); }
+
+  void emit_check(LabelId dup_target) {
+    out_.insns.push_back(check_call_);
+    out_.insns.push_back(Insn::make_branch(op::kIfne, dup_target));
+    ++checks_;
+  }
+
+  // ---- checking code ----
+
+  Status emit_entry() {
+    if (count_edges_) out_.insns.push_back(count_entry_);
+    if (plan_.entry_check && dup_entry_ != kNoLabel) emit_check(dup_entry_);
+    // The duplicated entry is reached from the entry check with the entry state.
+    bool needs_frame = dup_entry_ != kNoLabel && !out_.labels[dup_entry_].frame;
+    if (needs_frame && uses_frames()) {
+      auto initial = initial_frame(pool_, m_.context.class_name, m_.context.method_name,
+                                   m_.context.descriptor, m_.context.access_flags);
+      if (!initial) return initial.error();
+      out_.labels[dup_entry_].frame = std::move(initial.value());
+    }
+    return Ok{};
+  }
+
+  bool edge_has_action(uint32_t b, size_t e) const {
+    return plan_.check_edge[b][e] || plan_.count_edge[b][e];
+  }
+
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback) {
+    const CfgEdge& edge = cfg_.blocks[b].succs[e];
+    Trampoline t{out_.new_label(), fallback,
+                 plan_.check_edge[b][e] ? dup_start_[edge.to] : kNoLabel,
+                 plan_.count_edge[b][e] != 0};
+    // The trampoline holds the state that flows into the target: give it the target's frame.
+    out_.labels[t.label].frame = frame_of(fallback);
+    trampolines_.push_back(t);
+    return t.label;
+  }
+
+  void emit_checking_code() {
+    exception_trampoline_.assign(src_.try_catches.size(), kNoLabel);
+    for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
+      const BasicBlock& block = cfg_.blocks[b];
+      place(check_start_[b]);
+      for (uint32_t i = block.begin; i < block.end; ++i) {
+        Insn insn = src_.insns[i];
+        if (static_cast<int32_t>(i) == block.last_real) retarget_checking_branch(b, insn);
+        out_.insns.push_back(insn);
+      }
+      emit_fallthrough_action(b);
+      plan_exception_trampolines(b);
+    }
+  }
+
+  void retarget_checking_branch(uint32_t b, Insn& insn) {
+    const auto& succs = cfg_.blocks[b].succs;
+    bool is_sw = is_switch(static_cast<uint8_t>(insn.opcode));
+    SwitchTable* table = is_sw ? &out_.switches[insn.switch_index] : nullptr;
+    for (size_t e = 0; e < succs.size(); ++e) {
+      const CfgEdge& edge = succs[e];
+      if (!edge_has_action(b, e)) continue;
+      if (edge.kind == EdgeKind::kBranch) {
+        insn.target = make_trampoline(b, e, insn.target);
+      } else if (edge.kind == EdgeKind::kSwitch && table) {
+        LabelId& slot = edge.case_index < 0 ? insn.target : table->targets[edge.case_index];
+        slot = make_trampoline(b, e, slot);
+      }
+    }
+  }
+
+  void emit_fallthrough_action(uint32_t b) {
+    const auto& succs = cfg_.blocks[b].succs;
+    for (size_t e = 0; e < succs.size(); ++e) {
+      if (succs[e].kind != EdgeKind::kFallthrough || !edge_has_action(b, e)) continue;
+      if (plan_.count_edge[b][e]) out_.insns.push_back(count_back_);
+      if (plan_.check_edge[b][e]) emit_check(dup_start_[succs[e].to]);
+    }
+  }
+
+  // One trampoline per exception-table entry whose edges from this block need a check.
+  void plan_exception_trampolines(uint32_t b) {
+    const auto& succs = cfg_.blocks[b].succs;
+    for (size_t e = 0; e < succs.size(); ++e) {
+      const CfgEdge& edge = succs[e];
+      if (edge.kind != EdgeKind::kException || !edge_has_action(b, e)) continue;
+      LabelId& t = exception_trampoline_[edge.try_index];
+      if (t == kNoLabel) t = make_trampoline(b, e, src_.try_catches[edge.try_index].handler);
+      redirected_.push_back({b, edge.try_index});
+    }
+  }
+
+  void emit_trampolines() {
+    place(dup_end_placeholder());
+    for (const Trampoline& t : trampolines_) {
+      place(t.label);
+      if (t.count) out_.insns.push_back(count_back_);
+      if (t.dup_target != kNoLabel) emit_check(t.dup_target);
+      out_.insns.push_back(Insn::make_branch(op::kGoto, t.fallback));
+    }
+  }
+
+  // A label between the checking code and the rest (kept for readability of listings).
+  LabelId dup_end_placeholder() { return checking_end_ = out_.new_label(); }
+
+  // ---- duplicated code ----
+
+  Status emit_duplicated_code() {
+    if (has_entry_events_) {
+      place(dup_entry_);
+      if (auto s = emit_events(m_, sites_.entry(), pool_, out_.insns); !s) return s;
+    }
+    for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
+      if (!plan_.kept[b]) continue;
+      place(dup_start_[b]);
+      if (auto s = copy_block(b); !s) return s;
+      emit_dup_fallthrough(b);
+    }
+    place(dup_end_);
+    return Ok{};
+  }
+
+  Status copy_block(uint32_t b) {
+    const BasicBlock& block = cfg_.blocks[b];
+    for (uint32_t i = block.begin; i < block.end; ++i) {
+      const Insn& insn = src_.insns[i];
+      if (insn.is_label()) {
+        place(dup_label_[insn.label()]);
+        continue;
+      }
+      if (with_events_) {
+        if (auto s = emit_events(m_, sites_.at(i), pool_, out_.insns); !s) return s;
+      }
+      Insn copy = insn;
+      if (static_cast<int32_t>(i) == block.last_real) retarget_dup_branch(b, copy);
+      out_.insns.push_back(copy);
+    }
+    return Ok{};
+  }
+
+  // Where a duplicated edge goes: back edges and edges into removed blocks return to the
+  // checking code; the others stay in the duplicated code.
+  LabelId dup_edge_target(const CfgEdge& edge, LabelId original) const {
+    if (edge.back || !plan_.kept[edge.to]) return original;
+    return dup_label_[original] != kNoLabel ? dup_label_[original] : dup_start_[edge.to];
+  }
+
+  void retarget_dup_branch(uint32_t b, Insn& insn) {
+    const auto& succs = cfg_.blocks[b].succs;
+    if (is_switch(static_cast<uint8_t>(insn.opcode))) {
+      SwitchTable table = src_.switches[insn.switch_index];
+      for (const CfgEdge& edge : succs) {
+        if (edge.kind != EdgeKind::kSwitch) continue;
+        LabelId& slot = edge.case_index < 0 ? insn.target : table.targets[edge.case_index];
+        slot = dup_edge_target(edge, slot);
+      }
+      insn.switch_index = static_cast<uint32_t>(out_.switches.size());
+      out_.switches.push_back(std::move(table));
+      return;
+    }
+    for (const CfgEdge& edge : succs) {
+      if (edge.kind == EdgeKind::kBranch) insn.target = dup_edge_target(edge, insn.target);
+    }
+  }
+
+  void emit_dup_fallthrough(uint32_t b) {
+    for (const CfgEdge& edge : cfg_.blocks[b].succs) {
+      if (edge.kind != EdgeKind::kFallthrough) continue;
+      bool stays = !edge.back && plan_.kept[edge.to] && next_kept(b) == edge.to;
+      if (stays) return;
+      LabelId target = (edge.back || !plan_.kept[edge.to]) ? check_start_[edge.to] : dup_start_[edge.to];
+      out_.insns.push_back(Insn::make_branch(op::kGoto, target));
+    }
+  }
+
+  uint32_t next_kept(uint32_t b) const {
+    for (uint32_t n = b + 1; n < cfg_.blocks.size(); ++n) {
+      if (plan_.kept[n]) return n;
+    }
+    return UINT32_MAX;
+  }
+
+  // ---- tables ----
+
+  // Checking entries first (split where some blocks' edges go through a trampoline), then
+  // the duplicated code's entries, each in the original order so that the first match
+  // still wins.
+  void build_exception_table() {
+    for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_checking_entries(t);
+    for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_dup_entries(t);
+  }
+
+  bool is_redirected(uint32_t b, uint32_t t) const {
+    for (const auto& [rb, rt] : redirected_) {
+      if (rb == b && rt == t) return true;
+    }
+    return false;
+  }
+
+  void add_run(const TryCatch& base, LabelId start, LabelId end, LabelId handler) {
+    TryCatch entry = base;
+    entry.start = start;
+    entry.end = end;
+    entry.handler = handler;
+    out_.try_catches.push_back(entry);
+  }
+
+  void add_checking_entries(uint32_t t) {
+    const TryCatch& tc = src_.try_catches[t];
+    if (exception_trampoline_[t] == kNoLabel) {
+      out_.try_catches.push_back(tc);
+      return;
+    }
+    uint32_t first = cfg_.block_of_label(tc.start);
+    uint32_t last = cfg_.block_of_label(tc.end);
+    uint32_t run_start = first;
+    for (uint32_t b = first; b < last; ++b) {
+      bool same = b + 1 < last && is_redirected(b + 1, t) == is_redirected(b, t);
+      if (same) continue;
+      LabelId handler = is_redirected(b, t) ? exception_trampoline_[t] : tc.handler;
+      LabelId end = b + 1 < last ? check_start_[b + 1] : tc.end;
+      add_run(tc, check_start_[run_start], end, handler);
+      run_start = b + 1;
+    }
+  }
+
+  void add_dup_entries(uint32_t t) {
+    const TryCatch& tc = src_.try_catches[t];
+    uint32_t first = cfg_.block_of_label(tc.start);
+    uint32_t last = cfg_.block_of_label(tc.end);
+    uint32_t handler_block = cfg_.block_of_label(tc.handler);
+    LabelId run_handler = kNoLabel;
+    LabelId run_start = kNoLabel;
+    auto close = [&](LabelId end) {
+      if (run_start != kNoLabel) add_run(tc, run_start, end, run_handler);
+      run_start = kNoLabel;
+    };
+    for (uint32_t b = first; b < last; ++b) {
+      if (!plan_.kept[b]) continue;
+      bool back = false;
+      for (const CfgEdge& e : cfg_.blocks[b].succs) {
+        if (e.kind == EdgeKind::kException && e.try_index == t) back = back || e.back;
+      }
+      LabelId handler = (back || !plan_.kept[handler_block]) ? tc.handler : dup_label_[tc.handler];
+      if (run_start != kNoLabel && handler != run_handler) close(dup_start_[b]);
+      if (run_start == kNoLabel) {
+        run_start = dup_start_[b];
+        run_handler = handler;
+      }
+      uint32_t n = next_kept(b);
+      bool contiguous = n != UINT32_MAX && n < last;
+      if (!contiguous) close(n == UINT32_MAX ? dup_end_ : dup_start_[n]);
+    }
+  }
+
+  LabelId dup_of_bound(LabelId l) const {
+    if (dup_label_[l] != kNoLabel) return dup_label_[l];
+    return kNoLabel;
+  }
+
+  // Line numbers and local variables also describe the duplicated code, so stack traces and
+  // debuggers see the same lines and names there.
+  void copy_debug_tables() {
+    for (const LineNumber& ln : src_.line_numbers) {
+      if (dup_label_[ln.label] != kNoLabel) out_.line_numbers.push_back({dup_label_[ln.label], ln.line});
+    }
+    copy_local_ranges(src_.local_variables, out_.local_variables);
+    copy_local_ranges(src_.local_variable_types, out_.local_variable_types);
+  }
+
+  void copy_local_ranges(const std::vector<LocalVar>& from, std::vector<LocalVar>& to) {
+    for (const LocalVar& v : from) {
+      uint32_t first = cfg_.block_of_label(v.start);
+      uint32_t last = cfg_.block_of_label(v.end);
+      bool all_kept = true;
+      for (uint32_t b = first; b < last && all_kept; ++b) all_kept = plan_.kept[b];
+      if (!all_kept || dup_label_[v.start] == kNoLabel) continue;
+      LabelId end = dup_label_[v.end] != kNoLabel ? dup_label_[v.end] : kNoLabel;
+      if (end == kNoLabel) {
+        uint32_t n = next_kept(last == 0 ? 0 : last - 1);
+        end = (n == UINT32_MAX || n >= cfg_.blocks.size()) ? dup_end_ : dup_start_[n];
+      }
+      LocalVar copy = v;
+      copy.start = dup_label_[v.start];
+      copy.end = end;
+      to.push_back(copy);
+    }
+  }
+
+  const MethodView& m_;
+  const CodeIR& src_;
+  const Cfg& cfg_;
+  const MethodSites& sites_;
+  const DupPlan& plan_;
+  ConstantPool& pool_;
+  const bool with_events_;
+  const bool count_edges_;
+
+  CodeIR out_;
+  Insn check_call_, count_entry_, count_back_;
+  std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
+  std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
+  std::vector<Trampoline> trampolines_;
+  LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
+  bool has_entry_events_ = false;
+  uint32_t checks_ = 0;
+};
+
+}  // namespace
+
+Result<Insn> make_check_call(ConstantPool& pool) {
+  auto ref = pool.add_methodref(runtime_api::kClass, runtime_api::kCheck, runtime_api::kCheckDesc);
+  if (!ref) return ref.error();
+  return Insn::make(op::kInvokestatic, *ref);
+}
+
+Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
+                                       const MethodSites& sites, const DupPlan& plan,
+                                       ConstantPool& pool, bool with_events, bool count_edges) {
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges).run();
+}
+
+}  // namespace duplex

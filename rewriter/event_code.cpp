@@ -1,0 +1,42 @@
+#include "classfile/opcodes.h"
+#include "rewriter/instrumentation.h"
+#include "rewriter/runtime_api.h"
+
+namespace duplex {
+
+Status EventCode::push_string(std::string_view modified_utf8) {
+  auto index = pool_.add_string(modified_utf8);
+  if (!index) return index.error();
+  out_.push_back(Insn::make(op::kLdc, *index));  // the assembler widens to ldc_w if needed
+  return Ok{};
+}
+
+Status EventCode::push_int(int32_t value) {
+  if (value >= -1 && value <= 5) {
+    out_.push_back(Insn::make(static_cast<uint8_t>(op::kIconst0 + value)));
+  } else if (value >= -128 && value <= 127) {
+    out_.push_back(Insn::make(op::kBipush, value));
+  } else if (value >= -32768 && value <= 32767) {
+    out_.push_back(Insn::make(op::kSipush, value));
+  } else {
+    auto index = pool_.add_integer(value);
+    if (!index) return index.error();
+    out_.push_back(Insn::make(op::kLdc, *index));
+  }
+  return Ok{};
+}
+
+Status EventCode::invoke_static(std::string_view owner, std::string_view name,
+                                std::string_view desc) {
+  auto index = pool_.add_methodref(owner, name, desc);
+  if (!index) return index.error();
+  out_.push_back(Insn::make(op::kInvokestatic, *index));
+  return Ok{};
+}
+
+Status EventCode::count_event(std::string_view key) {
+  if (auto s = push_string(key); !s) return s;
+  return invoke_static(runtime_api::kClass, runtime_api::kEvent, runtime_api::kKeyDesc);
+}
+
+}  // namespace duplex

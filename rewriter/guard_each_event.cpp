@@ -1,0 +1,94 @@
+// No-Duplication and Exhaustive: events are inserted in place, guarded by their own check
+// (No-Duplication) or bare (Exhaustive). Events go after the labels in front of their
+// instruction, so that every path into the instruction runs them.
+#include "classfile/attributes.h"
+#include "classfile/opcodes.h"
+#include "rewriter/transforms.h"
+
+namespace duplex {
+namespace {
+
+CodeIR copy_without_insns(const CodeIR& src) {
+  CodeIR out;
+  out.max_stack = src.max_stack;
+  out.max_locals = src.max_locals;
+  out.switches = src.switches;
+  out.labels = src.labels;
+  out.try_catches = src.try_catches;
+  out.line_numbers = src.line_numbers;
+  out.local_variables = src.local_variables;
+  out.local_variable_types = src.local_variable_types;
+  out.visible_type_annotations = src.visible_type_annotations;
+  out.invisible_type_annotations = src.invisible_type_annotations;
+  out.unknown_attributes = src.unknown_attributes;
+  out.had_stack_map_table = src.had_stack_map_table;
+  out.insns.reserve(src.insns.size() + 16);
+  return out;
+}
+
+class InPlaceEvents {
+ public:
+  InPlaceEvents(const MethodView& m, const MethodSites& sites, ConstantPool& pool, bool guarded)
+      : m_(m), sites_(sites), pool_(pool), guarded_(guarded), out_(copy_without_insns(m.code)) {}
+
+  Result<TransformedCode> run() {
+    if (guarded_) {
+      auto check = make_check_call(pool_);
+      if (!check) return check.error();
+      check_ = *check;
+    }
+    if (!sites_.entry().empty()) {
+      if (auto s = emit_group(sites_.entry(), /*at_entry=*/true); !s) return s.error();
+    }
+    const auto& insns = m_.code.insns;
+    for (size_t i = 0; i < insns.size(); ++i) {
+      if (!insns[i].is_label()) {
+        if (auto s = emit_group(sites_.at(i), false); !s) return s.error();
+      }
+      out_.insns.push_back(insns[i]);
+    }
+    return TransformedCode{std::move(out_), checks_};
+  }
+
+ private:
+  Status emit_group(std::span<const Site> sites, bool at_entry) {
+    if (sites.empty()) return Ok{};
+    if (!guarded_) return emit_events(m_, sites, pool_, out_.insns);
+    LabelId skip = out_.new_label();
+    out_.insns.push_back(check_);
+    out_.insns.push_back(Insn::make_branch(op::kIfeq, skip));
+    ++checks_;
+    if (auto s = emit_events(m_, sites, pool_, out_.insns); !s) return s;
+    out_.insns.push_back(Insn::make_label(skip));
+    // At the entry the state is the entry frame; elsewhere the assembler simulates it.
+    if (at_entry && m_.context.major_version >= 50) {
+      auto initial = initial_frame(pool_, m_.context.class_name, m_.context.method_name,
+                                   m_.context.descriptor, m_.context.access_flags);
+      if (!initial) return initial.error();
+      out_.labels[skip].frame = std::move(initial.value());
+    }
+    return Ok{};
+  }
+
+  const MethodView& m_;
+  const MethodSites& sites_;
+  ConstantPool& pool_;
+  const bool guarded_;
+  CodeIR out_;
+  Insn check_;
+  uint32_t checks_ = 0;
+};
+
+}  // namespace
+
+Result<TransformedCode> guard_each_event(const MethodView& method, const MethodSites& sites,
+                                         ConstantPool& pool) {
+  return InPlaceEvents(method, sites, pool, /*guarded=*/true).run();
+}
+
+Result<TransformedCode> insert_events(const MethodView& method, const MethodSites& sites,
+                                      ConstantPool& pool) {
+  return InPlaceEvents(method, sites, pool, /*guarded=*/false).run();
+}
+
+}  // namespace duplex

@@ -1,0 +1,75 @@
+// The plug-in interface for instrumentations.
+//
+// An instrumentation says which points of a method it instruments (the method entry, or
+// before given instructions) and emits the bytecode of one event at such a point. The
+// framework decides where that code goes: into the duplicated code (Full- and
+// Partial-Duplication), behind its own check (No-Duplication), or bare (Exhaustive). Several
+// instrumentations compose in one pass; one check guards all of them.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "classfile/class_file.h"
+#include "classfile/code_ir.h"
+#include "classfile/error.h"
+
+namespace duplex {
+
+// The method being rewritten, read-only.
+struct MethodView {
+  const ClassFile& cls;
+  const Member& method;
+  const MethodContext& context;
+  const CodeIR& code;  // the original code
+};
+
+enum class SiteKind : uint8_t {
+  kMethodEntry,  // once, when the method is entered
+  kInstruction,  // before the instruction at `insn`
+};
+
+struct SitePoint {
+  SiteKind kind = SiteKind::kInstruction;
+  uint32_t insn = 0;   // index into MethodView::code.insns (kInstruction)
+  std::string target;  // what the event is about (callee or field key), for the site table
+};
+
+// Where an instrumentation writes the bytecode of one event. The code must be straight-line
+// (no branches or labels), must leave the operand stack as it found it, and must use no
+// local variables. Helpers add the pool entries they need.
+class EventCode {
+ public:
+  EventCode(ConstantPool& pool, std::vector<Insn>& out) : pool_(pool), out_(out) {}
+
+  Status push_string(std::string_view modified_utf8);
+  Status push_int(int32_t value);
+  Status invoke_static(std::string_view owner, std::string_view name, std::string_view desc);
+  // Calls the duplex runtime's event counter with `key` ("kind:detail").
+  Status count_event(std::string_view key);
+  void raw(const Insn& insn) { out_.push_back(insn); }
+  ConstantPool& pool() { return pool_; }
+
+ private:
+  ConstantPool& pool_;
+  std::vector<Insn>& out_;
+};
+
+class Instrumentation {
+ public:
+  virtual ~Instrumentation() = default;
+  // A short name, e.g. "call-edge".
+  virtual std::string name() const = 0;
+  // Appends the points to instrument in this method, in instruction order.
+  virtual void select(const MethodView& method, std::vector<SitePoint>& out) const = 0;
+  // Emits one event at `site`.
+  virtual Status emit(const MethodView& method, const SitePoint& site, EventCode& out) const = 0;
+};
+
+// The built-in instrumentations: "call-edge" and "field-access". Null for an unknown name.
+std::shared_ptr<const Instrumentation> make_builtin_instrumentation(std::string_view name);
+std::vector<std::string> builtin_instrumentation_names();
+
+}  // namespace duplex

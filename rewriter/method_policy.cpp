@@ -1,0 +1,104 @@
+#include "rewriter/method_policy.h"
+
+#include "classfile/opcodes.h"
+
+namespace duplex {
+namespace {
+
+bool duplicates(Transform t) {
+  return t == Transform::kFull || t == Transform::kPartial || t == Transform::kChecksOnly;
+}
+
+size_t count_back_edges(const Cfg& cfg) {
+  size_t n = 0;
+  for (const BasicBlock& b : cfg.blocks) {
+    for (const CfgEdge& e : b.succs) n += e.back;
+  }
+  return n;
+}
+
+// Auto: Partial-Duplication never executes more checks than Full and never duplicates more,
+// so it replaces Full. No-Duplication executes one check per instrumented point instead of
+// one per entry and back edge: better when points are no denser than back edges.
+PolicyChoice auto_choice(const PolicyInput& in) {
+  PolicyChoice choice;
+  size_t points = in.sites.count();
+  size_t back_edges = count_back_edges(in.cfg);
+  bool sparse = points <= back_edges + 1;
+  uint32_t inline_limit = 0;
+  if (in.code_size <= in.options.max_inline_size) {
+    inline_limit = in.options.max_inline_size;
+  } else if (in.code_size <= in.options.freq_inline_size) {
+    inline_limit = in.options.freq_inline_size;
+  }
+  Transform first = sparse ? Transform::kNoDup : Transform::kPartial;
+  Transform second = sparse ? Transform::kPartial : Transform::kNoDup;
+  choice.candidates = {{first, inline_limit}, {second, inline_limit}};
+  choice.rationale = "auto: " + std::to_string(points) + " point(s), " +
+                     std::to_string(back_edges) + " back edge(s): " +
+                     (sparse ? "sparse, so no-duplication first" : "dense, so partial first");
+  if (inline_limit) {
+    choice.rationale += "; keeps within the inlining size " + std::to_string(inline_limit) +
+                        " if it can";
+  }
+  return choice;
+}
+
+}  // namespace
+
+Transform requested_transform(Mode mode) {
+  switch (mode) {
+    case Mode::kFull: return Transform::kFull;
+    case Mode::kPartial: return Transform::kPartial;
+    case Mode::kNoDup: return Transform::kNoDup;
+    case Mode::kExhaustive: return Transform::kExhaustive;
+    case Mode::kChecksOnly: return Transform::kChecksOnly;
+    case Mode::kAuto: return Transform::kUnchanged;
+  }
+  return Transform::kUnchanged;
+}
+
+bool uses_subroutines(const CodeIR& ir) {
+  for (const Insn& i : ir.insns) {
+    if (i.opcode == op::kJsr || i.opcode == op::kJsrW || i.opcode == op::kRet) return true;
+  }
+  return false;
+}
+
+PolicyChoice candidate_transforms(const PolicyInput& in) {
+  PolicyChoice choice;
+  switch (in.options.mode) {
+    case Mode::kFull:
+      choice.candidates = {{Transform::kFull}, {Transform::kPartial}, {Transform::kNoDup}};
+      break;
+    case Mode::kPartial:
+      choice.candidates = {{Transform::kPartial}, {Transform::kNoDup}};
+      break;
+    case Mode::kNoDup:
+      choice.candidates = {{Transform::kNoDup}};
+      break;
+    case Mode::kExhaustive:
+      choice.candidates = {{Transform::kExhaustive}};
+      break;
+    case Mode::kChecksOnly:
+      choice.candidates = {{Transform::kChecksOnly}};
+      break;
+    case Mode::kAuto:
+      choice = auto_choice(in);
+      break;
+  }
+  if (uses_subroutines(in.ir)) {
+    // jsr/ret subroutines cannot be duplicated safely (ret targets are dynamic).
+    std::vector<Candidate> kept;
+    for (const Candidate& c : choice.candidates) {
+      if (!duplicates(c.transform)) kept.push_back(c);
+    }
+    if (kept.size() != choice.candidates.size()) {
+      choice.rationale = "holds jsr/ret subroutines, which cannot be duplicated";
+    }
+    choice.candidates = std::move(kept);
+  }
+  return choice;
+}
+
+}  // namespace duplex

@@ -1,0 +1,277 @@
+#include "rewriter/method_rewriter.h"
+
+#include <algorithm>
+
+#include "classfile/assembler.h"
+#include "classfile/code_ir.h"
+#include "classfile/opcodes.h"
+#include "rewriter/cfg.h"
+#include "rewriter/dup_plan.h"
+#include "rewriter/method_policy.h"
+#include "rewriter/sites.h"
+#include "rewriter/transforms.h"
+
+namespace duplex {
+namespace {
+
+bool is_invoke(uint16_t opcode) {
+  return opcode >= op::kInvokevirtual && opcode <= op::kInvokedynamic;
+}
+
+bool frame_has_uninitialized(const std::optional<Frame>& f) {
+  if (!f) return false;
+  auto uninit = [](const VType& v) { return v.tag == VTag::kUninitialized; };
+  return std::any_of(f->locals.begin(), f->locals.end(), uninit) ||
+         std::any_of(f->stack.begin(), f->stack.end(), uninit);
+}
+
+// Original offset -> source line, from the original LineNumberTable.
+class LineLookup {
+ public:
+  explicit LineLookup(const CodeIR& ir) {
+    for (const LineNumber& ln : ir.line_numbers) {
+      if (ln.label < ir.labels.size() && ir.labels[ln.label].original_offset >= 0) {
+        entries_.push_back({ir.labels[ln.label].original_offset, ln.line});
+      }
+    }
+    std::stable_sort(entries_.begin(), entries_.end());
+  }
+  int32_t line_at(int32_t offset) const {
+    int32_t line = -1;
+    for (const auto& [start, l] : entries_) {
+      if (start > offset) break;
+      line = l;
+    }
+    return line;
+  }
+
+ private:
+  std::vector<std::pair<int32_t, int32_t>> entries_;
+};
+
+class MethodRewriter {
+ public:
+  MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options)
+      : cf_(cf), method_(method), options_(options), ctx_(MethodContext::of(cf, method)) {
+    outcome_.report.method = ctx_.method_id();
+    outcome_.report.requested = requested_transform(options.mode);
+  }
+
+  MethodOutcome run() {
+    const Attribute* code_attr = cf_.find_attribute(method_.attributes, "Code");
+    auto ir = build_code_ir(cf_, method_);
+    if (!ir) return unchanged("cannot read the code: " + ir.error().message());
+    ir_ = std::move(ir.value());
+    outcome_.report.original_code_size = original_code_size(code_attr);
+    outcome_.report.new_code_size = outcome_.report.original_code_size;
+    MethodView view{cf_, method_, ctx_, ir_};
+    MethodSites sites(view, options_.instrumentations);
+    outcome_.report.sites = static_cast<uint32_t>(sites.count());
+    record_sites(view, sites);
+    bool checks_only_everything =
+        options_.mode == Mode::kChecksOnly && options_.instrumentations.empty();
+    if (!sites.has_any() && !checks_only_everything) return unchanged("no instrumentation sites");
+    Cfg cfg = build_cfg(ir_);
+    PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_};
+    PolicyChoice choice = candidate_transforms(input);
+    outcome_.report.reason = choice.rationale;
+    return try_candidates(view, cfg, sites, choice.candidates);
+  }
+
+ private:
+  static uint32_t original_code_size(const Attribute* code) {
+    // Code body: max_stack u2, max_locals u2, code_length u4.
+    if (!code || code->data.size() < 8) return 0;
+    const uint8_t* d = code->data.data();
+    return static_cast<uint32_t>(d[4]) << 24 | static_cast<uint32_t>(d[5]) << 16 |
+           static_cast<uint32_t>(d[6]) << 8 | d[7];
+  }
+
+  MethodOutcome unchanged(std::string reason) {
+    outcome_.report.applied = Transform::kUnchanged;
+    outcome_.report.reason = std::move(reason);
+    outcome_.calls.clear();
+    return std::move(outcome_);
+  }
+
+  void record_sites(const MethodView& view, const MethodSites& sites) {
+    LineLookup lines(view.code);
+    for (const Site& s : sites.entry()) {
+      outcome_.sites.push_back({0, s.instrumentation->name(), ctx_.method_id(), -1,
+                                -1, s.point.target});
+    }
+    for (const Site& s : sites.all_instruction_sites()) {
+      int32_t offset = view.code.insns[s.point.insn].original_offset;
+      outcome_.sites.push_back({0, s.instrumentation->name(), ctx_.method_id(), offset,
+                                lines.line_at(offset), s.point.target});
+    }
+  }
+
+  Result<TransformedCode> build(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
+                                Transform t, std::string& why_not) {
+    switch (t) {
+      case Transform::kFull:
+      case Transform::kChecksOnly: {
+        DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
+        if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not)) return Error::plain(why_not);
+        return duplicate_code(view, cfg, sites, plan, cf_.pool, t == Transform::kFull,
+                              options_.count_edges);
+      }
+      case Transform::kPartial: {
+        DupPlan plan = plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
+        if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
+        return duplicate_code(view, cfg, sites, plan, cf_.pool, true, options_.count_edges);
+      }
+      case Transform::kNoDup:
+        return guard_each_event(view, sites, cf_.pool);
+      case Transform::kExhaustive:
+        return insert_events(view, sites, cf_.pool);
+      case Transform::kUnchanged:
+        break;
+    }
+    return Error::plain("no transform");
+  }
+
+  static std::vector<uint8_t> instrumented_blocks(const Cfg& cfg, const MethodSites& sites) {
+    std::vector<uint8_t> marked(cfg.blocks.size(), 0);
+    if (!sites.entry().empty() && !marked.empty()) marked[0] = 1;
+    for (const Site& s : sites.all_instruction_sites()) marked[cfg.block_of_insn[s.point.insn]] = 1;
+    return marked;
+  }
+
+  // Jumps between the checking and the duplicated code must not carry an uninitialized
+  // object: its type names the offset of its `new`, which differs between the two copies.
+  bool crossings_are_safe(const Cfg& cfg, const DupPlan& plan, bool partial, std::string& why) {
+    for (uint32_t b = 0; b < cfg.blocks.size(); ++b) {
+      for (const CfgEdge& e : cfg.blocks[b].succs) {
+        bool crosses = e.back || (partial && plan.kept[b] != plan.kept[e.to]);
+        if (!crosses) continue;
+        const BasicBlock& target = cfg.blocks[e.to];
+        for (uint32_t i = target.begin; i < target.end && ir_.insns[i].is_label(); ++i) {
+          if (frame_has_uninitialized(ir_.labels[ir_.insns[i].label()].frame)) {
+            why = "an uninitialized object is live where control crosses between the checking "
+                  "and the duplicated code";
+            return false;
+          }
+        }
+      }
+    }
+    if (partial) {
+      for (const LabelInfo& l : ir_.labels) {
+        if (frame_has_uninitialized(l.frame)) {
+          why = "an uninitialized object is live across a branch (Partial-Duplication cannot "
+                "prove every crossing safe)";
+          return false;
+        }
+      }
+    }
+    return true;
+  }
+
+  MethodOutcome try_candidates(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
+                               const std::vector<Candidate>& candidates) {
+    std::string reasons;
+    std::optional<std::pair<Transform, Built>> best;
+    for (const Candidate& c : candidates) {
+      std::string why_not;
+      auto built = build_and_assemble(view, cfg, sites, c.transform, why_not);
+      if (!built) {
+        append_reason(reasons, c.transform, why_not);
+        continue;
+      }
+      uint32_t size = built->assembled.code_length;
+      if (auto limit = exceeds_limits(size); !limit.empty()) {
+        append_reason(reasons, c.transform, limit);
+        continue;
+      }
+      if (!c.prefer_if_within || size <= c.prefer_if_within) {
+        best.emplace(c.transform, std::move(built.value()));
+        break;
+      }
+      // Past an inlining threshold: keep it as a fallback but look for a smaller variant.
+      if (!best) best.emplace(c.transform, std::move(built.value()));
+      append_reason(reasons, c.transform,
+                    "grows to " + std::to_string(size) + " bytes, past the inlining size " +
+                        std::to_string(c.prefer_if_within));
+    }
+    if (!best) {
+      return unchanged(join(outcome_.report.reason, reasons.empty() ? "no transform applies" : reasons));
+    }
+    install(best->first, best->second, reasons);
+    return std::move(outcome_);
+  }
+
+  struct Built {
+    TransformedCode code;
+    AssembledCode assembled;
+  };
+
+  Result<Built> build_and_assemble(const MethodView& view, const Cfg& cfg,
+                                   const MethodSites& sites, Transform t, std::string& why_not) {
+    auto code = build(view, cfg, sites, t, why_not);
+    if (!code) {
+      if (why_not.empty()) why_not = code.error().message();
+      return code.error();
+    }
+    auto assembled = assemble_code(code->code, cf_.pool, ctx_);
+    if (!assembled) {
+      why_not = assembled.error().message();
+      return assembled.error();
+    }
+    return Built{std::move(code.value()), std::move(assembled.value())};
+  }
+
+  std::string exceeds_limits(uint32_t size) const {
+    uint32_t original = outcome_.report.original_code_size;
+    if (options_.respect_huge_method_limit && original <= options_.huge_method_limit &&
+        size > options_.huge_method_limit) {
+      return "grows from " + std::to_string(original) + " to " + std::to_string(size) +
+             " bytes, past HotSpot's HugeMethodLimit of " +
+             std::to_string(options_.huge_method_limit) + " (it would no longer be compiled)";
+    }
+    return {};
+  }
+
+  static std::string join(const std::string& a, const std::string& b) {
+    if (a.empty()) return b;
+    if (b.empty()) return a;
+    return a + "; " + b;
+  }
+
+  static void append_reason(std::string& reasons, Transform t, const std::string& why) {
+    if (!reasons.empty()) reasons += "; ";
+    reasons += std::string(transform_name(t)) + ": " + why;
+  }
+
+  void install(Transform t, Built& built, const std::string& reasons) {
+    Attribute* code = cf_.find_attribute(method_.attributes, "Code");
+    code->set_data(std::move(built.assembled.code_attribute));
+    outcome_.report.applied = t;
+    outcome_.report.new_code_size = built.assembled.code_length;
+    outcome_.report.checks = built.code.checks;
+    outcome_.report.reason = join(outcome_.report.reason, reasons);
+    LineLookup lines(ir_);
+    const auto& insns = built.code.code.insns;
+    for (size_t i = 0; i < insns.size(); ++i) {
+      if (!is_invoke(insns[i].opcode) || insns[i].original_offset < 0) continue;
+      int32_t at = built.assembled.insn_offsets[i];
+      outcome_.calls.push_back({static_cast<uint32_t>(at), insns[i].original_offset,
+                                lines.line_at(insns[i].original_offset)});
+    }
+  }
+
+  ClassFile& cf_;
+  Member& method_;
+  const RewriteOptions& options_;
+  MethodContext ctx_;
+  CodeIR ir_;
+  MethodOutcome outcome_;
+};
+
+}  // namespace
+
+MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options) {
+  return MethodRewriter(cf, method, options).run();
+}
+
+}  // namespace duplex

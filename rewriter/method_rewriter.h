@@ -1,0 +1,28 @@
+// Rewrites one method: picks the transform (with fallbacks), builds and assembles the code,
+// and installs it in the class.
+#pragma once
+
+#include <vector>
+
+#include "classfile/class_file.h"
+#include "rewriter/rewriter.h"
+
+namespace duplex {
+
+// An invoke instruction of a rewritten method: where it is now and where it was.
+struct CallSite {
+  uint32_t rewritten_offset = 0;
+  int32_t original_offset = -1;
+  int32_t line = -1;
+};
+
+struct MethodOutcome {
+  MethodReport report;
+  std::vector<CallSite> calls;      // empty unless the method changed
+  std::vector<SiteRecord> sites;    // the instrumented points (indices assigned by the caller)
+};
+
+// Never fails: a method that cannot be rewritten is left unchanged, with the reason.
+MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options);
+
+}  // namespace duplex

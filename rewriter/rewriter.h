@@ -1,0 +1,87 @@
+// The sampling rewriter: Arnold & Ryder's instrumentation-sampling framework on JVM bytecode.
+//
+// rewrite_class() applies one transform per method (chosen by RewriteOptions::mode, with
+// defined fallbacks) and returns the new class bytes, a report per method, and the table of
+// instrumented sites. It never fails a class because of one method: a method that cannot take
+// a transform falls back (full -> partial -> no-duplication -> unchanged) and says why.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "classfile/error.h"
+#include "rewriter/instrumentation.h"
+
+namespace duplex {
+
+enum class Mode : uint8_t {
+  kFull,        // Full-Duplication
+  kPartial,     // Partial-Duplication (no top and bottom nodes)
+  kNoDup,       // No-Duplication: every event behind its own check
+  kExhaustive,  // events inserted with no framework (the baseline)
+  kChecksOnly,  // Full-Duplication with empty duplicated instrumentation
+  kAuto,        // per-method choice among full, partial, no-duplication and unchanged
+};
+
+// What was done to one method.
+enum class Transform : uint8_t { kUnchanged, kFull, kPartial, kNoDup, kExhaustive, kChecksOnly };
+
+const char* mode_name(Mode mode);
+const char* transform_name(Transform t);
+// Parses "full", "partial", "nodup", "exhaustive", "checks", "auto".
+Result<Mode> parse_mode(std::string_view text);
+
+struct RewriteOptions {
+  Mode mode = Mode::kFull;
+  std::vector<std::shared_ptr<const Instrumentation>> instrumentations;
+  // Keep methods that HotSpot compiles today (<= huge_method_limit bytes) under that limit.
+  uint32_t huge_method_limit = 8000;
+  bool respect_huge_method_limit = true;
+  // Inlining thresholds the auto policy tries not to cross (MaxInlineSize, FreqInlineSize).
+  uint32_t max_inline_size = 35;
+  uint32_t freq_inline_size = 325;
+  // Test option: count method entries and back edges executed (Property 1 checks).
+  bool count_edges = false;
+};
+
+struct MethodReport {
+  std::string method;  // name + descriptor
+  Transform requested = Transform::kUnchanged;
+  Transform applied = Transform::kUnchanged;
+  std::string reason;  // why `applied` differs from `requested`, or why auto chose it
+  uint32_t original_code_size = 0;
+  uint32_t new_code_size = 0;
+  uint32_t sites = 0;   // instrumented points
+  uint32_t checks = 0;  // checks placed (static count)
+};
+
+struct SiteRecord {
+  uint32_t index = 0;        // stable: position in the class's site list
+  std::string kind;          // instrumentation name
+  std::string method;        // name + descriptor
+  int32_t original_offset = -1;  // -1 for the method entry
+  int32_t line = -1;
+  std::string target;
+};
+
+struct ClassRewrite {
+  std::string class_name;
+  bool changed = false;
+  std::vector<uint8_t> bytes;  // the rewritten class; empty when unchanged
+  std::vector<MethodReport> methods;
+  std::vector<SiteRecord> sites;
+  std::vector<std::string> notes;
+};
+
+// Rewrites one class. Fails only when the class cannot be parsed or written, or when it was
+// already rewritten by duplex (refused with a clear message); never because of one method.
+Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
+                                   const RewriteOptions& options);
+
+// True when the class was produced by rewrite_class().
+bool is_rewritten(const ClassFile& cf);
+
+}  // namespace duplex

@@ -1,0 +1,28 @@
+// Names of the runtime class and methods that rewritten code calls. The Java side is
+// runtime/java/duplex/runtime/Duplex.java; docs/design/runtime-contract.md is the contract.
+#pragma once
+
+namespace duplex::runtime_api {
+
+inline constexpr const char* kClass = "duplex/runtime/Duplex";
+inline constexpr const char* kPackagePrefix = "duplex/runtime/";  // never instrumented
+
+inline constexpr const char* kCheck = "check";
+inline constexpr const char* kCheckDesc = "()Z";
+inline constexpr const char* kCallEdge = "callEdge";
+inline constexpr const char* kFieldRead = "fieldRead";
+inline constexpr const char* kFieldWrite = "fieldWrite";
+inline constexpr const char* kEvent = "event";
+inline constexpr const char* kKeyDesc = "(Ljava/lang/String;)V";
+inline constexpr const char* kRegister = "register";
+inline constexpr const char* kRegisterDesc = "(Ljava/lang/Class;Ljava/lang/String;)V";
+inline constexpr const char* kRegisterByName = "registerByName";
+inline constexpr const char* kRegisterByNameDesc = "(Ljava/lang/String;)V";
+inline constexpr const char* kCountEntry = "countEntry";
+inline constexpr const char* kCountBackedge = "countBackedge";
+inline constexpr const char* kVoidDesc = "()V";
+
+// The class attribute that marks a class as rewritten by duplex (the JVM ignores it).
+inline constexpr const char* kMarkerAttribute = "duplex.Rewritten";
+
+}  // namespace duplex::runtime_api

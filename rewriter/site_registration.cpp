@@ -1,0 +1,131 @@
+#include "rewriter/site_registration.h"
+
+#include "classfile/assembler.h"
+#include "classfile/code_ir.h"
+#include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
+
+namespace duplex {
+namespace {
+
+constexpr size_t kPartLimit = 60000;  // below the 65535-byte constant limit, with room
+constexpr const char* kClinit = "<clinit>";
+constexpr const char* kClinitDesc = "()V";
+
+// Each part: [ldc_w Class] ldc_w String, invokestatic. The prefix is padded with nops to a
+// multiple of 4 bytes so that the rest of <clinit> keeps its switch padding, and therefore
+// its offsets shift by exactly the prefix size.
+uint32_t prefix_size(size_t parts, bool with_class) {
+  uint32_t raw = static_cast<uint32_t>(parts * (with_class ? 9 : 6));
+  return (raw + 3) & ~3u;
+}
+
+bool ldc_class_allowed(const ClassFile& cf) { return cf.major_version >= 49; }
+
+Member* find_clinit(ClassFile& cf) {
+  for (Member& m : cf.methods) {
+    if (cf.member_name(m) == kClinit && cf.member_descriptor(m) == kClinitDesc) return &m;
+  }
+  return nullptr;
+}
+
+Result<std::vector<Insn>> prefix_insns(ClassFile& cf, const std::vector<std::string>& parts) {
+  std::vector<Insn> out;
+  bool with_class = ldc_class_allowed(cf);
+  const char* name = with_class ? runtime_api::kRegister : runtime_api::kRegisterByName;
+  const char* desc = with_class ? runtime_api::kRegisterDesc : runtime_api::kRegisterByNameDesc;
+  auto method = cf.pool.add_methodref(runtime_api::kClass, name, desc);
+  if (!method) return method.error();
+  for (const std::string& part : parts) {
+    if (with_class) out.push_back(Insn::make(op::kLdcW, cf.this_class));
+    auto text = cf.pool.add_string(part);
+    if (!text) return text.error();
+    out.push_back(Insn::make(op::kLdcW, *text));
+    out.push_back(Insn::make(op::kInvokestatic, *method));
+  }
+  uint32_t size = static_cast<uint32_t>(parts.size() * (with_class ? 9 : 6));
+  for (; size < prefix_size(parts.size(), with_class); ++size) out.push_back(Insn::make(op::kNop));
+  return out;
+}
+
+Status create_clinit(ClassFile& cf, std::vector<Insn> prefix) {
+  auto name = cf.pool.add_utf8(kClinit);
+  auto desc = cf.pool.add_utf8(kClinitDesc);
+  auto code_name = cf.pool.add_utf8("Code");
+  if (!name || !desc || !code_name) return Error::plain("constant pool is full");
+  Member m;
+  m.access_flags = access::kStatic;
+  m.name_index = *name;
+  m.descriptor_index = *desc;
+  CodeIR ir;
+  ir.max_locals = 0;
+  ir.insns = std::move(prefix);
+  ir.insns.push_back(Insn::make(op::kReturn));
+  MethodContext ctx{cf.name(), kClinit, kClinitDesc, access::kStatic, cf.major_version};
+  auto assembled = assemble_code(ir, cf.pool, ctx);
+  if (!assembled) return assembled.error();
+  Attribute code;
+  code.name_index = *code_name;
+  code.set_data(std::move(assembled->code_attribute));
+  m.attributes.push_back(std::move(code));
+  cf.methods.push_back(std::move(m));
+  return Ok{};
+}
+
+Status prepend_to_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix) {
+  auto ir = build_code_ir(cf, clinit);
+  if (!ir) return ir.error();
+  ir->insns.insert(ir->insns.begin(), prefix.begin(), prefix.end());
+  auto assembled = replace_code(cf, clinit, ir.value());
+  if (!assembled) return assembled.error();
+  return Ok{};
+}
+
+}  // namespace
+
+std::vector<std::string> site_table_parts(const std::string& class_name,
+                                          const std::vector<MethodCalls>& methods,
+                                          uint32_t clinit_shift) {
+  const std::string header = "duplex-sites 1\nclass " + class_name + "\n";
+  std::vector<std::string> parts;
+  std::string current = header;
+  for (const MethodCalls& m : methods) {
+    bool is_clinit = m.method == std::string(kClinit) + kClinitDesc;
+    const std::string method_line = "method " + m.method + "\n";
+    std::string block = method_line;
+    for (const CallSite& c : m.calls) {
+      uint32_t at = c.rewritten_offset + (is_clinit ? clinit_shift : 0);
+      std::string line = "call " + std::to_string(at) + " " + std::to_string(c.original_offset) +
+                         " " + std::to_string(c.line) + "\n";
+      if (current.size() + block.size() + line.size() > kPartLimit) {
+        parts.push_back(current + block);  // the method goes on in the next part
+        current = header;
+        block = method_line;
+      }
+      block += line;
+    }
+    current += block;
+  }
+  parts.push_back(std::move(current));
+  return parts;
+}
+
+Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods) {
+  bool with_class = ldc_class_allowed(cf);
+  // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
+  // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
+  std::vector<std::string> parts = site_table_parts(cf.name(), methods, 0);
+  for (int round = 0; round < 4; ++round) {
+    uint32_t shift = prefix_size(parts.size(), with_class);
+    auto next = site_table_parts(cf.name(), methods, shift);
+    bool settled = next.size() == parts.size();
+    parts = std::move(next);
+    if (settled) break;
+  }
+  auto prefix = prefix_insns(cf, parts);
+  if (!prefix) return prefix.error();
+  if (Member* clinit = find_clinit(cf)) return prepend_to_clinit(cf, *clinit, std::move(prefix.value()));
+  return create_clinit(cf, std::move(prefix.value()));
+}
+
+}  // namespace duplex

@@ -1,0 +1,30 @@
+// The class's site table (docs/design/runtime-contract.md) and the code in <clinit> that
+// hands it to the runtime, so the runtime can map a caller's rewritten bytecode index back to
+// the original call-site offset.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "classfile/class_file.h"
+#include "rewriter/method_rewriter.h"
+
+namespace duplex {
+
+struct MethodCalls {
+  std::string method;  // name + descriptor
+  std::vector<CallSite> calls;
+};
+
+// The table text, split into parts that each fit in one constant (<= 65535 bytes of modified
+// UTF-8). `clinit_shift` is added to the offsets of the <clinit> entry.
+std::vector<std::string> site_table_parts(const std::string& class_name,
+                                          const std::vector<MethodCalls>& methods,
+                                          uint32_t clinit_shift);
+
+// Adds the registration at the start of <clinit> (creating it if needed). `methods` must
+// hold the rewritten <clinit>'s calls, if it was rewritten, under "<clinit>()V". Fails (and
+// leaves the class as it was) if <clinit> cannot take the code.
+Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods);
+
+}  // namespace duplex

@@ -1,0 +1,460 @@
+package duplex.runtime;
+
+/**
+ * The runtime that classes rewritten by duplex call (Arnold &amp; Ryder's instrumentation
+ * sampling).
+ *
+ * <p>The methods in the first group are the contract with the rewriter
+ * (docs/design/runtime-contract.md): their names and descriptors must not change. The second group
+ * is the control API for programs and for the duplex agent. Settings and the profile format are in
+ * docs/profile-format.md.
+ *
+ * <p>The sample condition is a counter decremented by every check. In counter-trigger mode it is
+ * reset to the interval (plus optional jitter) whenever it reaches zero; in timer-trigger mode a
+ * daemon thread zeroes it every timerMs milliseconds and a sample parks it at
+ * Integer.MAX_VALUE. The global counter is a plain static int: threads racing on it may lose a
+ * decrement, which shifts a sample by a check but never loses the sample condition for long
+ * (the striped counter mode avoids most of those races).
+ */
+public final class Duplex {
+  private static final int PARKED = Integer.MAX_VALUE;
+
+  /**
+   * Striped counters: one counter every 16 ints (64 bytes, a cache line) to avoid false sharing.
+   */
+  private static final int STRIPE_SHIFT = 4;
+
+  private static final int STRIPE_MASK = 63; // 64 stripes, chosen by thread id
+
+  /** Index of the first stripe; one line of padding before it keeps the array header apart. */
+  private static final int STRIPE_BASE = 1 << STRIPE_SHIFT;
+
+  // Chosen at class init and never changed, so the JIT folds the branches in check() away.
+  private static final boolean STRIPED;
+  private static final boolean TIMER;
+  private static final boolean COUNT_CHECKS;
+  private static final boolean SPECIAL; // STRIPED || COUNT_CHECKS: check() must leave its fast path
+  private static final int[] STRIPES;
+
+  /** The global sample counter (counter=global). Deliberately not volatile: see the class doc. */
+  private static int counter;
+
+  static volatile int interval;
+  static volatile double jitter;
+  static volatile int timerMs;
+  static volatile long dumpMs;
+  static volatile String out;
+
+  /** The current settings (the source of truth for configure); guarded by CONFIG. */
+  private static Options options;
+
+  private static final Object CONFIG = new Object();
+
+  static final KeyCounts FIELD_READS = new KeyCounts();
+  static final KeyCounts FIELD_WRITES = new KeyCounts();
+  static final KeyCounts EVENTS = new KeyCounts();
+  static final CallEdges CALL_EDGES = new CallEdges();
+
+  static final long START_MILLIS = System.currentTimeMillis();
+  static volatile long countsSinceMillis = START_MILLIS;
+
+  private static Thread dumper; // guarded by CONFIG
+  private static int recordErrors; // reported errors, to avoid flooding stderr
+
+  static {
+    Options o;
+    try {
+      o = Options.fromSystemProperties();
+    } catch (IllegalArgumentException e) {
+      // Inside the user's JVM a wrong option must stop the program, not be ignored.
+      System.err.println(e.getMessage());
+      throw new Error(e.getMessage());
+    }
+    STRIPED = o.striped;
+    TIMER = o.timerTrigger;
+    COUNT_CHECKS = o.countChecks;
+    SPECIAL = STRIPED || COUNT_CHECKS;
+    STRIPES = STRIPED ? new int[STRIPE_BASE + ((STRIPE_MASK + 2) << STRIPE_SHIFT)] : null;
+    options = o;
+    interval = o.interval;
+    jitter = o.jitter;
+    timerMs = o.timerMs;
+    dumpMs = o.dumpMs;
+    out = o.out;
+    Log.level = o.log;
+    Sampler.seed(o.seed);
+    restartCounters();
+    startThreads();
+    Log.debug("runtime started: " + describe(o));
+  }
+
+  private Duplex() {}
+
+  // ---------------------------------------------------------------------------------------------
+  // The contract with rewritten code.
+
+  /**
+   * A check: true when the caller should take a sample (enter its duplicated code). Kept tiny (28
+   * bytes of bytecode, under the JIT's always-inline limit of 35) so that it is inlined at every
+   * method entry and loop back edge; the rare reset is in fire().
+   */
+  public static boolean check() {
+    if (SPECIAL) return checkSpecial(); // folded away by the JIT in the default configuration
+    if (--counter > 0) return false;
+    return fire();
+  }
+
+  /** check() for the striped counter or with check counting (kept out of check()'s bytecode). */
+  private static boolean checkSpecial() {
+    if (COUNT_CHECKS) Sampler.countCheck();
+    if (STRIPED) return checkStripe();
+    if (--counter > 0) return false;
+    return fire();
+  }
+
+  private static boolean checkStripe() {
+    int i = STRIPE_BASE + (((int) Thread.currentThread().getId() & STRIPE_MASK) << STRIPE_SHIFT);
+    if (--STRIPES[i] > 0) return false;
+    return fireStripe(i);
+  }
+
+  /** The counter reached zero: reset it and decide whether this is a sample. */
+  private static boolean fire() {
+    int iv = interval;
+    if (iv <= 0) {
+      counter = PARKED; // sampling off
+      return false;
+    }
+    if (TIMER) {
+      counter = PARKED; // until the timer thread zeroes it again
+      Sampler.countSample();
+    } else {
+      counter = Sampler.sample(iv, jitter);
+    }
+    return true;
+  }
+
+  private static boolean fireStripe(int i) {
+    int iv = interval;
+    if (iv <= 0) {
+      STRIPES[i] = PARKED;
+      return false;
+    }
+    if (TIMER) {
+      STRIPES[i] = PARKED;
+      Sampler.countSample();
+    } else {
+      STRIPES[i] = Sampler.sample(iv, jitter);
+    }
+    return true;
+  }
+
+  /** Counts a call edge from the caller of the calling method to {@code calleeKey}. */
+  public static void callEdge(String calleeKey) {
+    int[] g = Guard.enter();
+    if (g == null) return;
+    try {
+      CALL_EDGES.record(calleeKey);
+    } catch (RuntimeException e) {
+      recordFailed("callEdge", e);
+    } finally {
+      g[0] = 0;
+    }
+  }
+
+  /** Counts a read of the field {@code owner.name:desc}. */
+  public static void fieldRead(String fieldKey) { count(FIELD_READS, fieldKey); }
+
+  /** Counts a write of the field {@code owner.name:desc}. */
+  public static void fieldWrite(String fieldKey) { count(FIELD_WRITES, fieldKey); }
+
+  /** Counts one event under a free-form key ({@code kind:detail}). */
+  public static void event(String key) { count(EVENTS, key); }
+
+  private static void count(KeyCounts table, String key) {
+    int[] g = Guard.enter();
+    if (g == null) return;
+    try {
+      table.increment(key);
+    } catch (RuntimeException e) {
+      recordFailed("count", e);
+    } finally {
+      g[0] = 0;
+    }
+  }
+
+  /** Records the site table of {@code owner} (see the runtime contract). */
+  public static void register(Class<?> owner, String siteTable) {
+    int[] g = Guard.enter(); // registered even inside the runtime: a lost table gives wrong offsets
+    try {
+      SiteTables.register(owner, siteTable);
+    } catch (RuntimeException e) {
+      recordFailed("register", e);
+    } finally {
+      if (g != null) g[0] = 0;
+    }
+  }
+
+  /** As {@link #register}, keyed by the class named on the table's {@code class} line. */
+  public static void registerByName(String siteTable) {
+    int[] g = Guard.enter(); // registered even inside the runtime: a lost table gives wrong offsets
+    try {
+      SiteTables.registerByName(siteTable);
+    } catch (RuntimeException e) {
+      recordFailed("registerByName", e);
+    } finally {
+      if (g != null) g[0] = 0;
+    }
+  }
+
+  /** Test mode (rewriter option count_edges): counts one method entry. */
+  public static void countEntry() { Sampler.countEntry(); }
+
+  /** Test mode (rewriter option count_edges): counts one back edge. */
+  public static void countBackedge() { Sampler.countBackedge(); }
+
+  // ---------------------------------------------------------------------------------------------
+  // Control API.
+
+  /** Changes the sampling interval now; 0 turns sampling off. The next sample is n checks away. */
+  public static void setInterval(int n) {
+    if (n < 0) throw Options.bad("interval", Integer.toString(n));
+    synchronized (CONFIG) {
+      Options next = options.clone();
+      next.interval = n;
+      apply(next, false);
+    }
+  }
+
+  public static int getInterval() { return interval; }
+
+  /** Sets the profile file written by dump() and at exit. */
+  public static void setOut(String path) {
+    synchronized (CONFIG) {
+      Options next = options.clone();
+      next.set("out", path);
+      apply(next, false);
+    }
+  }
+
+  /**
+   * Applies {@code key=value,key=value} settings (the option names of the {@code duplex.<option>}
+   * system properties). All or nothing: on a bad entry nothing changes and IllegalArgumentException
+   * says which. trigger, counter and countChecks are fixed at startup; giving them their current
+   * value is accepted, changing them is an error.
+   */
+  public static void configure(String agentOptions) {
+    synchronized (CONFIG) {
+      Options next = options.clone();
+      boolean reseed = false;
+      for (String[] kv : Options.parseList(agentOptions)) {
+        next.set(kv[0], kv[1]);
+        reseed |= kv[0].equals("seed");
+      }
+      fixed("trigger", next.timerTrigger != TIMER, next);
+      fixed("counter", next.striped != STRIPED, next);
+      fixed("countChecks", next.countChecks != COUNT_CHECKS, next);
+      apply(next, reseed);
+    }
+  }
+
+  /** The current value of an option, in the form configure() accepts. */
+  public static String getOption(String name) {
+    synchronized (CONFIG) {
+      return options.get(name);
+    }
+  }
+
+  /** Writes the profile to the current out file now; false (after a line on stderr) on failure. */
+  public static boolean dump() { return dumpAs("api"); }
+
+  /** The profile as dump() would write it now. */
+  public static String profileXml() {
+    int[] g = Guard.enter();
+    try {
+      return ProfileWriter.xml("api");
+    } finally {
+      if (g != null) g[0] = 0;
+    }
+  }
+
+  /** Clears every count (events, fields, call edges, samples, checks); settings are kept. */
+  public static void reset() {
+    FIELD_READS.clear();
+    FIELD_WRITES.clear();
+    EVENTS.clear();
+    CALL_EDGES.clear();
+    Sampler.clearCounts();
+    countsSinceMillis = System.currentTimeMillis();
+  }
+
+  public static long samplesTaken() { return Sampler.counts()[0]; }
+
+  /** Checks executed since start or reset; always 0 unless duplex.countChecks=true. */
+  public static long checksExecuted() { return Sampler.counts()[1]; }
+
+  public static long entriesExecuted() { return Sampler.counts()[2]; }
+
+  public static long backedgesExecuted() { return Sampler.counts()[3]; }
+
+  // ---------------------------------------------------------------------------------------------
+  // Internals.
+
+  static boolean countsChecks() { return COUNT_CHECKS; }
+
+  static boolean striped() { return STRIPED; }
+
+  static boolean timerTrigger() { return TIMER; }
+
+  static Options optionsSnapshot() {
+    synchronized (CONFIG) {
+      return options.clone();
+    }
+  }
+
+  private static void fixed(String key, boolean changed, Options next) {
+    if (!changed) return;
+    throw new IllegalArgumentException("duplex: duplex." + key
+        + " cannot be changed while running (asked for \"" + next.get(key) + "\", running with \""
+        + options.get(key) + "\"); set it as a system property");
+  }
+
+  /** Makes {@code next} current; called with CONFIG held. */
+  private static void apply(Options next, boolean reseed) {
+    Options prev = options;
+    options = next;
+    jitter = next.jitter;
+    timerMs = next.timerMs;
+    out = next.out;
+    Log.level = next.log;
+    if (reseed) Sampler.seed(next.seed);
+    if (next.interval != prev.interval) {
+      interval = next.interval;
+      restartCounters();
+    }
+    if (next.dumpMs != prev.dumpMs) {
+      dumpMs = next.dumpMs;
+      CONFIG.notifyAll(); // wakes the dumper to pick up the new period
+      if (dumpMs > 0 && dumper == null) dumper = startDaemon("duplex-dump", new Dumper());
+    }
+    Log.debug("settings: " + describe(next));
+  }
+
+  /** Starts counting the current interval afresh (timer mode: waits for the next tick). */
+  private static void restartCounters() {
+    int iv = interval;
+    int start = (iv <= 0 || TIMER) ? PARKED : iv;
+    if (STRIPED) {
+      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = start;
+    } else {
+      counter = start;
+    }
+  }
+
+  /** The timer trigger: sets the sample condition; the next check takes the sample. */
+  private static void tick() {
+    if (interval <= 0) return;
+    if (STRIPED) {
+      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = 0;
+    } else {
+      counter = 0;
+    }
+  }
+
+  private static void startThreads() {
+    if (TIMER) startDaemon("duplex-timer", new Timer());
+    if (dumpMs > 0) {
+      synchronized (CONFIG) {
+        dumper = startDaemon("duplex-dump", new Dumper());
+      }
+    }
+    try {
+      Runtime.getRuntime().addShutdownHook(new Thread(new ExitDump(), "duplex-exit-dump"));
+    } catch (IllegalStateException e) {
+      Log.debug("JVM already shutting down: no exit dump"); // first used by a shutdown hook
+    } catch (RuntimeException e) {
+      Log.error("cannot register the exit dump: " + e);
+    }
+  }
+
+  private static Thread startDaemon(String name, Runnable body) {
+    Thread t = new Thread(body, name);
+    t.setDaemon(true);
+    t.start();
+    return t;
+  }
+
+  private static final class Timer implements Runnable {
+    @Override
+    public void run() {
+      Guard.enter(); // nothing this thread runs is profiled
+      try {
+        while (true) {
+          Thread.sleep(timerMs);
+          tick();
+        }
+      } catch (InterruptedException e) {
+        // stop
+      }
+    }
+  }
+
+  private static final class Dumper implements Runnable {
+    @Override
+    public void run() {
+      Guard.enter();
+      try {
+        while (true) {
+          synchronized (CONFIG) {
+            long ms = dumpMs;
+            if (ms <= 0) {
+              dumper = null;
+              return;
+            }
+            CONFIG.wait(ms);
+            if (dumpMs != ms) continue; // the period changed: start a new one
+          }
+          ProfileWriter.dump("periodic");
+        }
+      } catch (InterruptedException e) {
+        synchronized (CONFIG) {
+          dumper = null;
+        }
+      }
+    }
+  }
+
+  private static final class ExitDump implements Runnable {
+    @Override
+    public void run() {
+      Guard.enter();
+      ProfileWriter.dump("exit");
+    }
+  }
+
+  private static boolean dumpAs(String reason) {
+    int[] g = Guard.enter();
+    if (g == null) return false; // called from code the runtime itself is running
+    try {
+      return ProfileWriter.dump(reason);
+    } finally {
+      g[0] = 0;
+    }
+  }
+
+  private static void recordFailed(String what, RuntimeException e) {
+    synchronized (CONFIG) {
+      if (recordErrors++ >= 10) return;
+    }
+    Log.error("internal error in " + what + " (event dropped): " + e);
+  }
+
+  private static String describe(Options o) {
+    StringBuilder sb = new StringBuilder();
+    for (String n : Options.NAMES) {
+      if (sb.length() > 0) sb.append(',');
+      sb.append(n).append('=').append(o.get(n));
+    }
+    return sb.toString();
+  }
+}

@@ -1,0 +1,100 @@
+package duplex.runtime;
+
+/**
+ * The cold half of sampling: the jitter PRNG and the exact counts of samples taken and (in test
+ * mode) of checks, method entries and back edges.
+ *
+ * <p>Everything here runs from {@link Duplex#check()}'s slow path or from test-only entry points,
+ * so it calls no JDK method at all: a rewritten JDK class could otherwise call back into check()
+ * from inside check(). Counts are kept exact with a monitor, which costs a few nanoseconds per
+ * sample (per check only when countChecks=true, a test setting).
+ */
+final class Sampler {
+  private static final Object LOCK = new Object();
+
+  // All guarded by LOCK.
+  private static long rng = mix(Options.DEFAULT_SEED);
+  private static long samples;
+  private static long checks;
+  private static long entries;
+  private static long backedges;
+
+  private Sampler() {}
+
+  static void seed(long seed) {
+    long s = mix(seed);
+    synchronized (LOCK) {
+      rng = s != 0 ? s : mix(Options.DEFAULT_SEED); // xorshift state must not be 0
+    }
+  }
+
+  /** SplitMix64's finalizer: spreads small or similar seeds over the whole state. */
+  private static long mix(long z) {
+    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
+    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
+    return z ^ (z >>> 31);
+  }
+
+  /**
+   * Counts one sample and returns the next counter value for a sampling interval {@code interval}
+   * (> 0): the interval plus a uniform random offset in [-jitter, +jitter] * interval, truncated
+   * toward zero so its mean stays the interval, never below 1.
+   */
+  static int sample(int interval, double jitter) {
+    synchronized (LOCK) {
+      samples++;
+      if (jitter == 0.0) return interval;
+      long x = rng;
+      x ^= x << 13; // xorshift64
+      x ^= x >>> 7;
+      x ^= x << 17;
+      rng = x;
+      double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
+      long next = interval + (long) ((2.0 * u - 1.0) * jitter * interval);
+      if (next < 1) return 1;
+      if (next >= Integer.MAX_VALUE) return Integer.MAX_VALUE - 1;
+      return (int) next;
+    }
+  }
+
+  /** Counts one sample that needs no new interval (timer trigger). */
+  static void countSample() {
+    synchronized (LOCK) {
+      samples++;
+    }
+  }
+
+  static void countCheck() {
+    synchronized (LOCK) {
+      checks++;
+    }
+  }
+
+  static void countEntry() {
+    synchronized (LOCK) {
+      entries++;
+    }
+  }
+
+  static void countBackedge() {
+    synchronized (LOCK) {
+      backedges++;
+    }
+  }
+
+  static void clearCounts() {
+    synchronized (LOCK) {
+      samples = 0;
+      checks = 0;
+      entries = 0;
+      backedges = 0;
+    }
+  }
+
+  /** {samples, checks, entries, backedges}, read together. */
+  static long[] counts() {
+    synchronized (LOCK) {
+      return new long[] {samples, checks, entries, backedges};
+    }
+  }
+}

@@ -1,0 +1,209 @@
+package duplex.runtime;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Site tables registered by rewritten classes (docs/design/runtime-contract.md): they map the bci
+ * of an invoke in a rewritten method back to its offset (and line) in the original method.
+ *
+ * <p>Registration runs in every rewritten class's {@code <clinit>}, so it only stores the text;
+ * a table is parsed the first time a call edge needs it, and the result is cached.
+ */
+final class SiteTables {
+  /** The result of a lookup: where the call was in the original code. */
+  static final class Site {
+    final int offset;
+    final int line;
+
+    Site(int offset, int line) {
+      this.offset = offset;
+      this.line = line;
+    }
+  }
+
+  /** A bci that is in the method's table but has no {@code call} line. */
+  static final Site UNKNOWN = new Site(-1, -1);
+
+  private static final String HEADER = "duplex-sites 1";
+
+  /** Tables registered with a Class (class files of version 49 and later). */
+  private static final ClassValue<Table> BY_CLASS = new ClassValue<Table>() {
+    @Override
+    protected Table computeValue(Class<?> type) {
+      return new Table();
+    }
+  };
+
+  /** Tables registered by internal class name (older class files). */
+  private static final ConcurrentHashMap<String, Table> BY_NAME =
+      new ConcurrentHashMap<String, Table>();
+
+  private SiteTables() {}
+
+  static void register(Class<?> owner, String text) { BY_CLASS.get(owner).add(text); }
+
+  static void registerByName(String text) {
+    String name = className(text);
+    if (name == null) {
+      Log.error("registerByName: site table without a 'class' line ignored");
+      return;
+    }
+    Table t = BY_NAME.get(name);
+    if (t == null) {
+      Table fresh = new Table();
+      t = BY_NAME.putIfAbsent(name, fresh);
+      if (t == null) t = fresh;
+    }
+    t.add(text);
+  }
+
+  /**
+   * Maps a bci in {@code method} (name + descriptor; the descriptor may be empty when the JVM
+   * cannot tell it) of the given class. Returns null when the class or method has no table: the
+   * method was not rewritten and the bci is already an original offset.
+   */
+  static Site lookup(Class<?> owner, String internalName, String method, int bci) {
+    Table t = owner != null ? BY_CLASS.get(owner) : null;
+    if (t == null || t.isEmpty()) t = BY_NAME.get(internalName);
+    if (t == null || t.isEmpty()) return null;
+    return t.lookup(method, bci);
+  }
+
+  /** Every method's call sites, sorted by rewritten bci. */
+  private static final class MethodSites {
+    int[] bcis = new int[4];
+    int[] offsets = new int[4];
+    int[] lines = new int[4];
+    int n;
+
+    void add(int bci, int offset, int line) {
+      if (n == bcis.length) {
+        bcis = Arrays.copyOf(bcis, n * 2);
+        offsets = Arrays.copyOf(offsets, n * 2);
+        lines = Arrays.copyOf(lines, n * 2);
+      }
+      bcis[n] = bci;
+      offsets[n] = offset;
+      lines[n] = line;
+      n++;
+    }
+
+    void sort() {
+      Integer[] order = new Integer[n];
+      for (int i = 0; i < n; i++) order[i] = i;
+      Arrays.sort(order, new java.util.Comparator<Integer>() {
+        @Override
+        public int compare(Integer a, Integer b) {
+          return Integer.compare(bcis[a], bcis[b]);
+        }
+      });
+      int[] b = new int[n];
+      int[] o = new int[n];
+      int[] l = new int[n];
+      for (int i = 0; i < n; i++) {
+        b[i] = bcis[order[i]];
+        o[i] = offsets[order[i]];
+        l[i] = lines[order[i]];
+      }
+      bcis = b;
+      offsets = o;
+      lines = l;
+    }
+
+    Site find(int bci) {
+      int i = Arrays.binarySearch(bcis, 0, n, bci);
+      return i >= 0 ? new Site(offsets[i], lines[i]) : UNKNOWN;
+    }
+  }
+
+  /** The parts registered for one class, and their parsed form once needed. */
+  private static final class Table {
+    private final List<String> parts = new ArrayList<String>();
+    private volatile Map<String, MethodSites> parsed;
+
+    synchronized void add(String text) {
+      parts.add(text);
+      parsed = null;
+    }
+
+    synchronized boolean isEmpty() { return parts.isEmpty(); }
+
+    Site lookup(String method, int bci) {
+      Map<String, MethodSites> m = parsed;
+      if (m == null) m = parse();
+      MethodSites s = m.get(method);
+      if (s == null && method.indexOf('(') < 0) {
+        s = byNameOnly(m, method); // no descriptor available (Java 9)
+      }
+      return s == null ? null : s.find(bci);
+    }
+
+    private static MethodSites byNameOnly(Map<String, MethodSites> m, String name) {
+      MethodSites found = null;
+      for (Map.Entry<String, MethodSites> e : m.entrySet()) {
+        String k = e.getKey();
+        if (k.startsWith(name) && k.length() > name.length() && k.charAt(name.length()) == '(') {
+          if (found != null) return null; // overloaded: ambiguous
+          found = e.getValue();
+        }
+      }
+      return found;
+    }
+
+    private synchronized Map<String, MethodSites> parse() {
+      if (parsed != null) return parsed;
+      Map<String, MethodSites> m = new HashMap<String, MethodSites>();
+      MethodSites current = null; // a part may continue the previous part's last method
+      for (String part : parts) {
+        current = parsePart(part, m, current);
+      }
+      for (MethodSites s : m.values()) s.sort();
+      parsed = m;
+      return m;
+    }
+
+    private static MethodSites parsePart(String text, Map<String, MethodSites> m, MethodSites cur) {
+      String[] lines = text.split("\n");
+      if (lines.length == 0 || !lines[0].trim().equals(HEADER)) {
+        Log.error(
+            "site table with unsupported header ignored: " + (lines.length > 0 ? lines[0] : ""));
+        return cur;
+      }
+      for (int i = 1; i < lines.length; i++) {
+        String line = lines[i];
+        if (line.isEmpty() || line.startsWith("class ")) continue;
+        if (line.startsWith("method ")) {
+          String key = line.substring("method ".length());
+          cur = m.get(key);
+          if (cur == null) {
+            cur = new MethodSites();
+            m.put(key, cur);
+          }
+        } else if (line.startsWith("call ") && cur != null) {
+          String[] f = line.split(" ");
+          try {
+            cur.add(Integer.parseInt(f[1]), Integer.parseInt(f[2]), Integer.parseInt(f[3]));
+          } catch (RuntimeException e) {
+            Log.error("bad site table line ignored: " + line);
+          }
+        } else {
+          Log.error("bad site table line ignored: " + line);
+        }
+      }
+      return cur;
+    }
+  }
+
+  /** The internal name on the table's {@code class} line, or null. */
+  private static String className(String text) {
+    for (String line : text.split("\n")) {
+      if (line.startsWith("class ")) return line.substring("class ".length()).trim();
+    }
+    return null;
+  }
+}

@@ -1,0 +1,163 @@
+package duplextest;
+
+import static duplextest.RuntimeTest.elements;
+import static duplextest.RuntimeTest.expect;
+import static duplextest.RuntimeTest.expectEq;
+import static duplextest.RuntimeTest.parse;
+
+import duplex.runtime.Duplex;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+
+/**
+ * The scenarios RuntimeTest runs in child JVMs, for settings fixed at class init. A scenario
+ * returns normally on success; a failed expectation ends the child with exit code 1.
+ */
+final class Children {
+  private Children() {}
+
+  static void run(String scenario) throws Exception {
+    try {
+      switch (scenario) {
+        case "striped":
+          striped();
+          break;
+        case "timer":
+          timer();
+          break;
+        case "countChecks":
+          countChecks();
+          break;
+        case "exit":
+          for (int i = 0; i < 42; i++) Duplex.event("exit:event");
+          break;
+        case "sigterm":
+          sigterm();
+          break;
+        case "boot":
+          boot();
+          break;
+        case "touch":
+          Duplex.check();
+          System.out.println("touched");
+          break;
+        default:
+          throw new RuntimeTest.Failure("unknown scenario " + scenario);
+      }
+    } catch (RuntimeTest.Failure f) {
+      System.err.println("child " + scenario + ": " + f.getMessage());
+      System.exit(1);
+    }
+  }
+
+  /** -Dduplex.counter=striped -Dduplex.interval=10 */
+  static void striped() throws Exception {
+    expectEq(100, RuntimeTest.sampleIndices(1000).size(), "one thread, interval 10");
+    int threads = 4;
+    int checks = 200_000;
+    AtomicLong trues = new AtomicLong();
+    List<Thread> list = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread th = new Thread(() -> {
+        long n = 0;
+        for (int i = 0; i < checks; i++) {
+          if (Duplex.check()) n++;
+        }
+        trues.addAndGet(n);
+      });
+      list.add(th);
+    }
+    Duplex.reset();
+    for (Thread th : list) th.start();
+    for (Thread th : list) th.join();
+    long want = threads * (long) checks / 10;
+    // Threads whose ids share a stripe race on it, so allow a little slack.
+    expect(Math.abs(trues.get() - want) <= want / 20, "samples over 4 threads: " + trues.get());
+    expectEq(trues.get(), Duplex.samplesTaken(), "samplesTaken");
+    Duplex.setInterval(0);
+    expectEq(0, RuntimeTest.sampleIndices(100_000).size(), "striped, interval 0");
+    Duplex.setInterval(5);
+    expectEq(20, RuntimeTest.sampleIndices(100).size(), "striped, interval 5");
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("striped", run.getAttribute("counter"), "counter attribute");
+  }
+
+  /** -Dduplex.trigger=timer -Dduplex.timerMs=5 */
+  static void timer() throws Exception {
+    Duplex.reset();
+    long samples = 0;
+    long start = System.nanoTime();
+    long checks = 0;
+    while (System.nanoTime() - start < 1_000_000_000L) {
+      checks++;
+      if (Duplex.check()) samples++;
+    }
+    long elapsedMs = (System.nanoTime() - start) / 1_000_000L;
+    // At most one sample per tick; most ticks are seen by this busy thread.
+    expect(samples >= 20, "timer samples in 1s: " + samples + " of " + checks + " checks");
+    expect(samples <= elapsedMs / 5 + 5, "at most one sample per tick: " + samples);
+    expectEq(samples, Duplex.samplesTaken(), "samplesTaken");
+    // Interval 0 stops the ticks and parks the counter.
+    Duplex.setInterval(0);
+    Thread.sleep(20);
+    expectEq(0, RuntimeTest.sampleIndices(1_000_000).size(), "timer, interval 0");
+    Thread.sleep(50);
+    expectEq(0, RuntimeTest.sampleIndices(1000).size(), "no ticks while interval is 0");
+    // Ticks resume: the parked counter is zeroed, the next check samples and parks it again
+    // (a second tick may land within the 1000 checks, rarely).
+    Duplex.setInterval(1);
+    Thread.sleep(50);
+    int resumed = RuntimeTest.sampleIndices(1000).size();
+    expect(resumed == 1 || resumed == 2, "samples after ticks resume: " + resumed);
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("timer", run.getAttribute("trigger"), "trigger attribute");
+    expectEq("5", run.getAttribute("timer-ms"), "timer-ms attribute");
+  }
+
+  /** -Dduplex.countChecks=true -Dduplex.interval=7 */
+  static void countChecks() throws Exception {
+    Duplex.reset();
+    int samples = RuntimeTest.sampleIndices(1234).size();
+    expectEq(176, samples, "samples at interval 7");
+    expectEq(1234L, Duplex.checksExecuted(), "checksExecuted");
+    for (int i = 0; i < 10; i++) Duplex.countEntry();
+    for (int i = 0; i < 20; i++) Duplex.countBackedge();
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("1234", run.getAttribute("checks"), "checks attribute");
+    expectEq("10", run.getAttribute("entries"), "entries attribute");
+    expectEq("20", run.getAttribute("backedges"), "backedges attribute");
+  }
+
+  static void sigterm() throws Exception {
+    for (int i = 0; i < 7; i++) Duplex.event("term:event");
+    Files.write(Paths.get(System.getProperty("duplextest.ready")), new byte[0]);
+    Thread.sleep(60_000); // the parent sends SIGTERM
+    System.err.println("child sigterm: not terminated");
+    System.exit(1);
+  }
+
+  /** -Xbootclasspath/a:duplex-runtime.jar, verified with BytecodeVerificationLocal. */
+  static void boot() throws Exception {
+    expect(Duplex.class.getClassLoader() == null, "Duplex is in the bootstrap loader");
+    Duplex.setInterval(3);
+    expectEq(3, RuntimeTest.sampleIndices(10).size(), "samples");
+    Duplex.event("boot:e");
+    Duplex.fieldRead("boot/C.f:I");
+    CallSites.callerA();
+    Duplex.register(
+        CallSites.Mapped.class, "duplex-sites 1\nclass duplextest/CallSites$Mapped\nmethod x()V\n");
+    Document doc = parse(Duplex.profileXml());
+    List<Element> edges = elements(doc, "edge");
+    expectEq(1, edges.size(), "edges");
+    expectEq("callerA", edges.get(0).getAttribute("caller-method"), "caller method");
+    expectEq(Integer.toString(CallSites.lastCallerLine), edges.get(0).getAttribute("line"), "line");
+    expectEq(
+        Integer.toString(CallSites.lastCallerBci), edges.get(0).getAttribute("offset"), "offset");
+    expect(Duplex.dump(), "dump");
+  }
+}

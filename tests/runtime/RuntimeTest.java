@@ -1,0 +1,714 @@
+package duplextest;
+
+import duplex.runtime.Duplex;
+import java.io.ByteArrayInputStream;
+import java.io.File;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.stream.Stream;
+import javax.xml.parsers.DocumentBuilderFactory;
+import org.w3c.dom.Document;
+import org.w3c.dom.Element;
+import org.w3c.dom.NodeList;
+
+/**
+ * Tests of duplex-runtime.jar through its public API. Settings fixed at class init (counter mode,
+ * trigger, countChecks, bad system properties, exit hooks, bootstrap loading) run in child JVMs:
+ * {@code RuntimeTest child <scenario>}. Run under -Xverify:all (see tests/meson.build).
+ */
+public final class RuntimeTest {
+  private static int failures;
+  private static Path tmp;
+  private static String mainOut; // duplex.out as given by tests/meson.build: the exit profile
+
+  private RuntimeTest() {}
+
+  /** A failed expectation. */
+  static final class Failure extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    Failure(String msg) { super(msg); }
+  }
+
+  interface Body {
+    void run() throws Exception;
+  }
+
+  public static void main(String[] args) throws Exception {
+    if (args.length == 2 && args[0].equals("child")) {
+      Children.run(args[1]);
+      return;
+    }
+    tmp = Files.createTempDirectory("duplex-runtime-test");
+    mainOut = Duplex.getOption("out");
+    try {
+      test("interval 1, 10, 0", RuntimeTest::intervals);
+      test("setInterval while running", RuntimeTest::setIntervalWhileRunning);
+      test("jitter keeps the mean and is deterministic", RuntimeTest::jitter);
+      test("field and event counts", RuntimeTest::fieldsAndEvents);
+      test("concurrent counting is exact", RuntimeTest::concurrentCounts);
+      test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
+      test("dump writes well-formed XML", RuntimeTest::dumpWellFormed);
+      test("dump is atomic", RuntimeTest::dumpAtomic);
+      test("dump failure is reported", RuntimeTest::dumpFailure);
+      test("reset clears counts", RuntimeTest::reset);
+      test("configure validates", RuntimeTest::configure);
+      test("periodic dump", RuntimeTest::periodicDump);
+      test("call edge: caller and line", RuntimeTest::callEdgeCaller);
+      test("call edge: site tables map the bci", RuntimeTest::callEdgeSiteTables);
+      test("child: striped counters",
+          () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
+      test("child: timer trigger",
+          () -> child("timer", "-Dduplex.trigger=timer", "-Dduplex.timerMs=5"));
+      test("child: countChecks",
+          () -> child("countChecks", "-Dduplex.countChecks=true", "-Dduplex.interval=7"));
+      test("child: profile written at exit", RuntimeTest::exitDump);
+      test("child: profile written on SIGTERM", RuntimeTest::sigtermDump);
+      test("child: bootstrap class path", RuntimeTest::bootstrap);
+      test("child: bad property values stop class init", RuntimeTest::badProperties);
+    } finally {
+      deleteTree(tmp);
+    }
+    if (failures > 0) {
+      System.out.println(failures + " runtime test(s) FAILED");
+      System.exit(1);
+    }
+    System.out.println("all runtime tests passed");
+    System.exit(0);
+  }
+
+  private static void test(String name, Body body) {
+    Duplex.reset();
+    try {
+      body.run();
+      System.out.println("ok   " + name);
+    } catch (Throwable t) {
+      failures++;
+      System.out.println("FAIL " + name + ": " + t);
+      if (!(t instanceof Failure)) t.printStackTrace(System.out);
+    } finally {
+      Duplex.setOut(mainOut);
+    }
+  }
+
+  static void expect(boolean cond, String what) {
+    if (!cond) throw new Failure(what);
+  }
+
+  static void expectEq(Object want, Object got, String what) {
+    if (want == null ? got != null : !want.equals(got)) {
+      throw new Failure(what + ": want " + want + ", got " + got);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sampling.
+
+  /** The indices (0-based) of the checks among n that returned true. */
+  static List<Integer> sampleIndices(int n) {
+    List<Integer> hits = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (Duplex.check()) hits.add(i);
+    }
+    return hits;
+  }
+
+  static void intervals() {
+    Duplex.setInterval(1);
+    Duplex.reset();
+    expectEq(1000, sampleIndices(1000).size(), "samples at interval 1");
+    expectEq(1000L, Duplex.samplesTaken(), "samplesTaken at interval 1");
+
+    Duplex.setInterval(10);
+    Duplex.reset();
+    List<Integer> hits = sampleIndices(1000);
+    expectEq(100, hits.size(), "samples at interval 10");
+    for (int k = 0; k < hits.size(); k++) {
+      expectEq(10 * k + 9, hits.get(k), "sample position at interval 10");
+    }
+    expectEq(100L, Duplex.samplesTaken(), "samplesTaken at interval 10");
+
+    Duplex.setInterval(0);
+    Duplex.reset();
+    expectEq(0, sampleIndices(100000).size(), "samples at interval 0");
+    expectEq(0L, Duplex.samplesTaken(), "samplesTaken at interval 0");
+    expectEq("0", Duplex.getOption("interval"), "getOption(interval)");
+    Duplex.setInterval(1000);
+  }
+
+  static void setIntervalWhileRunning() throws Exception {
+    // Single thread: the new interval counts from the call.
+    Duplex.setInterval(1000);
+    expectEq(0, sampleIndices(500).size(), "no sample in the first 500 of 1000");
+    Duplex.setInterval(10);
+    expectEq(Arrays.asList(9, 19), sampleIndices(20), "samples right after setInterval(10)");
+
+    // Another thread checking all the time sees the changes.
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicLong seen = new AtomicLong();
+    Thread worker = new Thread(() -> {
+      long n = 0;
+      while (!stop.get()) {
+        if (Duplex.check()) seen.set(++n);
+      }
+    });
+    worker.start();
+    try {
+      Duplex.setInterval(100);
+      waitFor(() -> seen.get() > 1000, 5000, "worker samples at interval 100");
+      Duplex.setInterval(0);
+      Thread.sleep(50); // lets a decrement racing with setInterval run out
+      long before = seen.get();
+      Thread.sleep(200);
+      expectEq(before, seen.get(), "no samples after setInterval(0)");
+      Duplex.setInterval(50);
+      waitFor(() -> seen.get() > before + 1000, 5000, "samples again after setInterval(50)");
+    } finally {
+      stop.set(true);
+      worker.join();
+      Duplex.setInterval(1000);
+    }
+  }
+
+  static void jitter() {
+    Duplex.configure("interval=100,jitter=0.5,seed=42");
+    Duplex.reset();
+    int n = 2_000_000;
+    List<Integer> hits = sampleIndices(n);
+    int samples = hits.size();
+    expect(Math.abs(samples - n / 100) < n / 100 / 50, "mean kept: " + samples + " samples");
+    int min = Integer.MAX_VALUE;
+    int max = 0;
+    for (int k = 1; k < hits.size(); k++) {
+      int gap = hits.get(k) - hits.get(k - 1);
+      min = Math.min(min, gap);
+      max = Math.max(max, gap);
+    }
+    expect(min >= 50 && min < 55, "smallest gap near 50: " + min);
+    expect(max <= 150 && max > 145, "largest gap near 150: " + max);
+
+    // Same seed, same sequence.
+    List<Integer> first = seededGaps();
+    List<Integer> second = seededGaps();
+    expectEq(first, second, "gaps after reseeding with 42");
+    Duplex.configure("seed=7");
+    Duplex.setInterval(1);
+    Duplex.setInterval(100);
+    expect(!first.equals(gaps(200)), "another seed gives other gaps");
+    Duplex.configure("jitter=0,interval=1000");
+  }
+
+  static List<Integer> seededGaps() {
+    Duplex.setInterval(1);
+    Duplex.configure("interval=100,seed=42");
+    return gaps(200);
+  }
+
+  static List<Integer> gaps(int count) {
+    List<Integer> gaps = new ArrayList<>();
+    int since = 0;
+    while (gaps.size() < count) {
+      since++;
+      if (Duplex.check()) {
+        gaps.add(since);
+        since = 0;
+      }
+    }
+    return gaps;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Counting.
+
+  static void fieldsAndEvents() throws Exception {
+    for (int i = 0; i < 3; i++) Duplex.fieldRead("duplextest/A.f:I");
+    for (int i = 0; i < 2; i++) Duplex.fieldWrite("duplextest/A.f:I");
+    for (int i = 0; i < 7; i++) Duplex.fieldWrite("duplextest/A.g:Ljava/lang/String;");
+    for (int i = 0; i < 5; i++) Duplex.event("kind:x");
+    Duplex.event(new String("kind:x")); // an equal key that is not the same object
+    for (int i = 0; i < 6; i++) Duplex.event("kind:y");
+    Duplex.event("other:z");
+    Document doc = parse(Duplex.profileXml());
+
+    List<Element> fields = elements(doc, "field");
+    expectEq(2, fields.size(), "field rows");
+    Element g = fields.get(0);
+    expectEq(
+        "duplextest/A.g:Ljava/lang/String;", g.getAttribute("key"), "first field (7 accesses)");
+    expectEq("duplextest/A", g.getAttribute("owner"), "owner");
+    expectEq("g", g.getAttribute("name"), "name");
+    expectEq("Ljava/lang/String;", g.getAttribute("descriptor"), "descriptor");
+    expectEq("0", g.getAttribute("reads"), "g reads");
+    expectEq("7", g.getAttribute("writes"), "g writes");
+    Element f = fields.get(1);
+    expectEq("duplextest/A.f:I", f.getAttribute("key"), "second field");
+    expectEq("3", f.getAttribute("reads"), "f reads");
+    expectEq("2", f.getAttribute("writes"), "f writes");
+    Element section = elements(doc, "field-accesses").get(0);
+    expectEq("3", section.getAttribute("reads"), "total reads");
+    expectEq("9", section.getAttribute("writes"), "total writes");
+
+    List<Element> events = elements(doc, "event");
+    expectEq(3, events.size(), "event rows");
+    expectEq("kind:x", events.get(0).getAttribute("key"), "ties sorted by key");
+    expectEq("6", events.get(0).getAttribute("count"), "kind:x count (copy merged)");
+    expectEq("kind:y", events.get(1).getAttribute("key"), "second event");
+    expectEq("6", events.get(1).getAttribute("count"), "kind:y count");
+    expectEq("other:z", events.get(2).getAttribute("key"), "third event");
+    expectEq("13", elements(doc, "events").get(0).getAttribute("total"), "events total");
+  }
+
+  static void concurrentCounts() throws Exception {
+    int threads = 8;
+    int perThread = 20000;
+    int keys = 300; // enough new keys to grow the table while other threads count
+    List<Thread> list = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < perThread; i++) {
+          Duplex.event("mt:shared");
+          Duplex.fieldRead("mt/C.f:I");
+          if (i < keys) Duplex.event("mt:k" + i);
+        }
+      });
+      list.add(th);
+      th.start();
+    }
+    for (Thread th : list) th.join();
+    Document doc = parse(Duplex.profileXml());
+    List<Element> events = elements(doc, "event");
+    expectEq(keys + 1, events.size(), "distinct events");
+    expectEq("mt:shared", events.get(0).getAttribute("key"), "most frequent first");
+    expectEq(
+        Integer.toString(threads * perThread), events.get(0).getAttribute("count"), "shared count");
+    for (Element e : events.subList(1, events.size())) {
+      expectEq(Integer.toString(threads), e.getAttribute("count"), e.getAttribute("key"));
+    }
+    expectEq(Integer.toString(threads * perThread),
+        elements(doc, "field").get(0).getAttribute("reads"), "field reads");
+  }
+
+  static void entriesAndBackedges() throws Exception {
+    for (int i = 0; i < 3; i++) Duplex.countEntry();
+    for (int i = 0; i < 4; i++) Duplex.countBackedge();
+    expectEq(3L, Duplex.entriesExecuted(), "entries");
+    expectEq(4L, Duplex.backedgesExecuted(), "backedges");
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("3", run.getAttribute("entries"), "entries attribute");
+    expectEq("4", run.getAttribute("backedges"), "backedges attribute");
+    expect(!run.hasAttribute("checks"), "no checks attribute when countChecks is off");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Dumping.
+
+  static void dumpWellFormed() throws Exception {
+    Path out = tmp.resolve("well-formed.xml");
+    Duplex.configure("mode=full,profile=call-edges+fields");
+    Duplex.setOut(out.toString());
+    String nasty = "odd:<tag> & \"quoted\" 'single'\ttab\nnewline\u0001ctl \uD83D\uDE00";
+    Duplex.event(nasty);
+    Duplex.fieldRead("duplextest/A.f:I");
+    expect(Duplex.dump(), "dump() returned false");
+    Document doc = parse(Files.readAllBytes(out));
+    Element root = doc.getDocumentElement();
+    expectEq("duplex-profile", root.getTagName(), "root element");
+    expectEq("1", root.getAttribute("version"), "format version");
+    Element run = elements(doc, "run").get(0);
+    expectEq("full", run.getAttribute("mode"), "mode");
+    expectEq("call-edges+fields", run.getAttribute("profile"), "profile");
+    expectEq("1000", run.getAttribute("interval"), "interval");
+    expectEq("counter", run.getAttribute("trigger"), "trigger");
+    expectEq("global", run.getAttribute("counter"), "counter");
+    expectEq("api", run.getAttribute("reason"), "reason");
+    for (String a : new String[] {"jitter", "seed", "samples", "jvm-name", "jvm-version", "start",
+             "end", "duration-ms", "counts-since"}) {
+      expect(run.hasAttribute(a), "run attribute " + a);
+    }
+    expect(System.getProperty("java.vm.name").equals(run.getAttribute("jvm-name")), "jvm-name");
+    String back = elements(doc, "event").get(0).getAttribute("key");
+    expectEq(nasty.replace('\u0001', '\uFFFD'), back, "escaped key read back");
+    expectEq(1, elements(doc, "call-edges").size(), "call-edges section present");
+    expectEq(1, elements(doc, "field").size(), "one field");
+    Duplex.configure("mode=,profile=");
+  }
+
+  static void dumpAtomic() throws Exception {
+    Path out = tmp.resolve("atomic.xml");
+    Duplex.setOut(out.toString());
+    expect(Duplex.dump(), "first dump");
+    AtomicBoolean stop = new AtomicBoolean();
+    AtomicInteger reads = new AtomicInteger();
+    AtomicInteger bad = new AtomicInteger();
+    Thread reader = new Thread(() -> {
+      while (!stop.get()) {
+        try {
+          parse(Files.readAllBytes(out));
+          reads.incrementAndGet();
+        } catch (Exception e) {
+          bad.incrementAndGet();
+        }
+      }
+    });
+    reader.start();
+    try {
+      for (int i = 0; i < 300; i++) {
+        for (int k = 0; k < 20; k++) Duplex.event("atomic:" + i + ":" + k);
+        expect(Duplex.dump(), "dump " + i);
+      }
+    } finally {
+      stop.set(true);
+      reader.join();
+    }
+    expectEq(0, bad.get(), "partial profiles seen by the reader");
+    expect(reads.get() > 0, "the reader read something");
+    expectEq(6000, elements(parse(Files.readAllBytes(out)), "event").size(), "final profile");
+    try (Stream<Path> files = Files.list(tmp)) {
+      List<Path> leftovers = new ArrayList<>();
+      files.filter(p -> p.getFileName().toString().endsWith(".tmp")).forEach(leftovers::add);
+      expectEq(new ArrayList<Path>(), leftovers, "temporary files left behind");
+    }
+  }
+
+  static void dumpFailure() throws Exception {
+    Duplex.setOut(tmp.resolve("no-such-dir").resolve("x.xml").toString());
+    System.out.println("     (one 'cannot write profile' line on stderr is expected)");
+    expect(!Duplex.dump(), "dump() into a missing directory must return false");
+    Duplex.setOut(mainOut);
+  }
+
+  static void reset() throws Exception {
+    Duplex.setInterval(1);
+    Duplex.check();
+    Duplex.event("reset:e");
+    Duplex.fieldWrite("reset/C.f:I");
+    CallSites.callerA();
+    Duplex.reset();
+    Document doc = parse(Duplex.profileXml());
+    expectEq(0, elements(doc, "event").size(), "events after reset");
+    expectEq(0, elements(doc, "field").size(), "fields after reset");
+    expectEq(0, elements(doc, "edge").size(), "edges after reset");
+    expectEq("0", elements(doc, "run").get(0).getAttribute("samples"), "samples after reset");
+    expectEq(0L, Duplex.samplesTaken(), "samplesTaken after reset");
+    Duplex.event("reset:e");
+    expectEq(1, elements(parse(Duplex.profileXml()), "event").size(), "counting after reset");
+    Duplex.setInterval(1000);
+  }
+
+  static void configure() {
+    expectThrows(
+        () -> Duplex.configure("interval=abc"), "duplex: bad value for duplex.interval: \"abc\"");
+    expectThrows(
+        () -> Duplex.configure("jitter=1.5"), "duplex: bad value for duplex.jitter: \"1.5\"");
+    expectThrows(() -> Duplex.configure("log=loud"), "duplex: bad value for duplex.log: \"loud\"");
+    expectThrows(() -> Duplex.configure("nosuch=1"), "duplex: unknown option \"nosuch\"");
+    expectThrows(
+        () -> Duplex.configure("interval"), "duplex: bad option \"interval\" (expected key=value)");
+    expectThrows(() -> Duplex.setInterval(-1), "duplex: bad value for duplex.interval: \"-1\"");
+    expectThrows(() -> Duplex.setOut(""), "duplex: bad value for duplex.out: \"\"");
+    String fixed = expectThrows(() -> Duplex.configure("counter=striped"), null);
+    expect(fixed.contains("duplex.counter cannot be changed"), fixed);
+    // All or nothing: a bad entry leaves the good ones unapplied.
+    expectThrows(()
+                     -> Duplex.configure("interval=5,jitter=2"),
+        "duplex: bad value for duplex.jitter: \"2\"");
+    expectEq("1000", Duplex.getOption("interval"), "interval after a failed configure");
+    // Fixed options may be repeated with their current value, as the agent does.
+    Duplex.configure(" counter=global , trigger=counter,countChecks=false,,timerMs=20,dumpMs=0 ");
+    expectEq("20", Duplex.getOption("timerMs"), "timerMs");
+    Duplex.configure("interval=123");
+    expectEq(123, Duplex.getInterval(), "getInterval after configure");
+    Duplex.setInterval(1000);
+  }
+
+  static String expectThrows(Runnable r, String message) {
+    try {
+      r.run();
+    } catch (IllegalArgumentException e) {
+      if (message != null) expectEq(message, e.getMessage(), "exception message");
+      return e.getMessage();
+    }
+    throw new Failure("no IllegalArgumentException; wanted " + message);
+  }
+
+  static void periodicDump() throws Exception {
+    Path out = tmp.resolve("periodic.xml");
+    Duplex.event("periodic:e");
+    Duplex.configure("dumpMs=20,out=" + out);
+    try {
+      waitFor(() -> Files.exists(out), 5000, "periodic dump file");
+      Element run = elements(parse(Files.readAllBytes(out)), "run").get(0);
+      expectEq("periodic", run.getAttribute("reason"), "reason");
+      // A new period is picked up.
+      Duplex.configure("dumpMs=10");
+      Files.delete(out);
+      waitFor(() -> Files.exists(out), 5000, "periodic dump after changing the period");
+    } finally {
+      Duplex.configure("dumpMs=0");
+      Duplex.setOut(mainOut);
+    }
+    Thread.sleep(100); // the dumper notices dumpMs=0 and stops
+    Files.deleteIfExists(out);
+    Thread.sleep(100);
+    expect(!Files.exists(out), "no periodic dump after dumpMs=0");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Call edges.
+
+  static Element onlyEdge(Document doc) {
+    List<Element> edges = elements(doc, "edge");
+    expectEq(1, edges.size(), "edge rows");
+    return edges.get(0);
+  }
+
+  static void callEdgeCaller() throws Exception {
+    CallSites.callerA();
+    Element e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("duplextest/CallSites", e.getAttribute("caller-class"), "caller class");
+    expectEq("callerA", e.getAttribute("caller-method"), "caller method");
+    expectEq("()V", e.getAttribute("caller-descriptor"), "caller descriptor");
+    expectEq("callerA", CallSites.lastCallerMethod, "Throwable's caller method");
+    expectEq(Integer.toString(CallSites.lastCallerLine), e.getAttribute("line"), "line");
+    expectEq(Integer.toString(CallSites.lastCallerBci), e.getAttribute("offset"), "offset = bci");
+    expectEq(CallSites.CALLEE_KEY, e.getAttribute("callee"), "callee");
+    expectEq("1", e.getAttribute("count"), "count");
+
+    Duplex.reset();
+    for (int i = 0; i < 3; i++) CallSites.callerB("x", i);
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("callerB", e.getAttribute("caller-method"), "caller method B");
+    expectEq("(Ljava/lang/String;J)Ljava/lang/String;", e.getAttribute("caller-descriptor"),
+        "caller descriptor B");
+    expectEq(Integer.toString(CallSites.lastCallerLine), e.getAttribute("line"), "line B");
+    expectEq("3", e.getAttribute("count"), "count B");
+  }
+
+  static void callEdgeSiteTables() throws Exception {
+    // Learn each caller's real bci (no table yet: the bci is reported as is).
+    CallSites.Mapped.caller();
+    int mappedBci = CallSites.lastCallerBci;
+    expectEq(Integer.toString(mappedBci),
+        onlyEdge(parse(Duplex.profileXml())).getAttribute("offset"), "offset before registration");
+    CallSites.Mapped.notInTable();
+    int notInTableBci = CallSites.lastCallerBci;
+    CallSites.MappedByName.caller(1);
+    int byNameBci = CallSites.lastCallerBci;
+    int byNameLine = CallSites.lastCallerLine;
+    CallSites.Unmapped.caller();
+    int unmappedBci = CallSites.lastCallerBci;
+
+    Duplex.register(CallSites.Mapped.class,
+        "duplex-sites 1\nclass duplextest/CallSites$Mapped\nmethod caller()V\ncall " + mappedBci
+            + " 777 4242\n");
+    // A second part for the same class, as for tables longer than one constant.
+    Duplex.register(CallSites.Mapped.class,
+        "duplex-sites 1\nclass duplextest/CallSites$Mapped\nmethod other()V\ncall 3 1 2\n");
+    Duplex.registerByName(
+        "duplex-sites 1\nclass duplextest/CallSites$MappedByName\nmethod caller(I)V\n"
+        + "call " + (byNameBci + 100) + " 1 1\ncall " + byNameBci + " 55 -1\n");
+    Duplex.register(CallSites.Unmapped.class,
+        "duplex-sites 1\nclass duplextest/CallSites$Unmapped\nmethod caller()V\ncall "
+            + (unmappedBci + 1) + " 9 9\n");
+    Duplex.reset();
+
+    CallSites.Mapped.caller();
+    Element e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("777", e.getAttribute("offset"), "register: mapped offset");
+    expectEq("4242", e.getAttribute("line"), "register: line from the table");
+
+    Duplex.reset();
+    CallSites.Mapped.notInTable();
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq(Integer.toString(notInTableBci), e.getAttribute("offset"),
+        "method without a table keeps its bci");
+
+    Duplex.reset();
+    CallSites.MappedByName.caller(1);
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("55", e.getAttribute("offset"), "registerByName: mapped offset");
+    expectEq(
+        Integer.toString(byNameLine), e.getAttribute("line"), "line -1 keeps the frame's line");
+
+    Duplex.reset();
+    CallSites.Unmapped.caller();
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("-1", e.getAttribute("offset"), "bci missing from the method's table");
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Child JVMs.
+
+  static final class ChildResult {
+    int exit;
+    String stdout;
+    String stderr;
+
+    @Override
+    public String toString() {
+      return "exit " + exit + "\n--- stdout\n" + stdout + "--- stderr\n" + stderr;
+    }
+  }
+
+  static String javaBin() {
+    return System.getProperty("java.home") + File.separator + "bin" + File.separator + "java";
+  }
+
+  static List<String> javaCommand(String classPath, List<String> jvmArgs, String scenario) {
+    List<String> cmd = new ArrayList<>();
+    cmd.add(javaBin());
+    cmd.add("-Xverify:all");
+    cmd.addAll(jvmArgs);
+    cmd.add("-cp");
+    cmd.add(classPath);
+    cmd.add(RuntimeTest.class.getName());
+    cmd.add("child");
+    cmd.add(scenario);
+    return cmd;
+  }
+
+  static ChildResult runChild(List<String> cmd) throws Exception {
+    Path outFile = Files.createTempFile(tmp, "child", ".out");
+    Path errFile = Files.createTempFile(tmp, "child", ".err");
+    Process p = new ProcessBuilder(cmd)
+                    .redirectOutput(outFile.toFile())
+                    .redirectError(errFile.toFile())
+                    .start();
+    if (!p.waitFor(60, TimeUnit.SECONDS)) {
+      p.destroyForcibly();
+      throw new Failure("child timed out: " + cmd);
+    }
+    ChildResult r = new ChildResult();
+    r.exit = p.exitValue();
+    r.stdout = new String(Files.readAllBytes(outFile), StandardCharsets.UTF_8);
+    r.stderr = new String(Files.readAllBytes(errFile), StandardCharsets.UTF_8);
+    return r;
+  }
+
+  static ChildResult child(String scenario, String... jvmArgs) throws Exception {
+    List<String> args = new ArrayList<>(Arrays.asList(jvmArgs));
+    ChildResult r = runChild(javaCommand(System.getProperty("java.class.path"), args, scenario));
+    if (r.exit != 0) throw new Failure("child " + scenario + " failed: " + r);
+    return r;
+  }
+
+  static void exitDump() throws Exception {
+    Path out = tmp.resolve("exit.xml");
+    child("exit", "-Dduplex.out=" + out);
+    Document doc = parse(Files.readAllBytes(out));
+    expectEq("exit", elements(doc, "run").get(0).getAttribute("reason"), "reason");
+    Element e = elements(doc, "event").get(0);
+    expectEq("exit:event", e.getAttribute("key"), "event key");
+    expectEq("42", e.getAttribute("count"), "event count");
+  }
+
+  static void sigtermDump() throws Exception {
+    Path out = tmp.resolve("term.xml");
+    Path ready = tmp.resolve("term.ready");
+    List<String> cmd = javaCommand(System.getProperty("java.class.path"),
+        Arrays.asList("-Dduplex.out=" + out, "-Dduplextest.ready=" + ready), "sigterm");
+    Process p = new ProcessBuilder(cmd).inheritIO().start();
+    try {
+      waitFor(() -> Files.exists(ready), 30000, "child ready");
+      expect(!Files.exists(out), "no profile before SIGTERM");
+      p.destroy(); // SIGTERM: HotSpot runs the shutdown hooks
+      expect(p.waitFor(30, TimeUnit.SECONDS), "child ends after SIGTERM");
+    } finally {
+      p.destroyForcibly();
+    }
+    Document doc = parse(Files.readAllBytes(out));
+    expectEq("exit", elements(doc, "run").get(0).getAttribute("reason"), "reason");
+    expectEq("7", elements(doc, "event").get(0).getAttribute("count"), "event count");
+  }
+
+  /** The agent's way of loading the runtime: bootstrap class path, verified like user code. */
+  static void bootstrap() throws Exception {
+    String jar = null;
+    List<String> rest = new ArrayList<>();
+    for (String entry : System.getProperty("java.class.path").split(File.pathSeparator)) {
+      if (entry.endsWith(".jar")) {
+        jar = entry;
+      } else {
+        rest.add(entry);
+      }
+    }
+    expect(jar != null, "runtime jar on the class path");
+    List<String> jvm =
+        Arrays.asList("-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal",
+            "-Xbootclasspath/a:" + jar, "-Dduplex.out=" + tmp.resolve("boot.xml"));
+    ChildResult r = runChild(javaCommand(String.join(File.pathSeparator, rest), jvm, "boot"));
+    if (r.exit != 0) throw new Failure("boot child failed: " + r);
+  }
+
+  static void badProperties() throws Exception {
+    String[][] cases = {
+        {"-Dduplex.interval=abc", "duplex: bad value for duplex.interval: \"abc\""},
+        {"-Dduplex.jitter=1.5", "duplex: bad value for duplex.jitter: \"1.5\""},
+        {"-Dduplex.counter=stripy", "duplex: bad value for duplex.counter: \"stripy\""},
+        {"-Dduplex.trigger=", "duplex: bad value for duplex.trigger: \"\""},
+        {"-Dduplex.countChecks=yes", "duplex: bad value for duplex.countChecks: \"yes\""},
+        {"-Dduplex.intervall=5", "duplex: unknown option \"duplex.intervall\""},
+    };
+    for (String[] c : cases) {
+      ChildResult r = runChild(
+          javaCommand(System.getProperty("java.class.path"), Arrays.asList(c[0]), "touch"));
+      expect(r.exit != 0, c[0] + ": the program must stop; " + r);
+      List<String> lines = Arrays.asList(r.stderr.split("\n"));
+      expect(lines.contains(c[1]), c[0] + ": stderr must have the line " + c[1] + "; " + r);
+      expect(!r.stdout.contains("touched"), c[0] + ": main must not run past class init");
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Helpers.
+
+  interface Condition {
+    boolean holds() throws Exception;
+  }
+
+  static void waitFor(Condition c, long millis, String what) throws Exception {
+    long deadline = System.nanoTime() + millis * 1_000_000L;
+    while (!c.holds()) {
+      if (System.nanoTime() > deadline) throw new Failure("timed out waiting for " + what);
+      Thread.sleep(5);
+    }
+  }
+
+  static Document parse(String xml) throws Exception {
+    return parse(xml.getBytes(StandardCharsets.UTF_8));
+  }
+
+  static Document parse(byte[] xml) throws Exception {
+    DocumentBuilderFactory f = DocumentBuilderFactory.newInstance();
+    f.setNamespaceAware(false);
+    javax.xml.parsers.DocumentBuilder b = f.newDocumentBuilder();
+    b.setErrorHandler(null);
+    return b.parse(new ByteArrayInputStream(xml));
+  }
+
+  static List<Element> elements(Document doc, String tag) {
+    NodeList nodes = doc.getElementsByTagName(tag);
+    List<Element> list = new ArrayList<>();
+    for (int i = 0; i < nodes.getLength(); i++) list.add((Element) nodes.item(i));
+    return list;
+  }
+
+  static void deleteTree(Path root) throws IOException {
+    if (root == null || !Files.exists(root)) return;
+    try (Stream<Path> walk = Files.walk(root)) {
+      List<Path> all = new ArrayList<>();
+      walk.sorted(Comparator.reverseOrder()).forEach(all::add);
+      for (Path p : all) Files.deleteIfExists(p);
+    }
+  }
+}

@@ -1,0 +1,370 @@
+// Tests of build_code_ir: decoding, label placement, malformed code, and the round trip
+// IR -> assemble_code over every method of the fixtures and of real classes (java.base from
+// the JDK's jmod, h2.jar): unedited code must come back byte for byte.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "classfile/assembler.h"
+#include "classfile/attributes.h"
+#include "classfile/class_file.h"
+#include "classfile/code_ir.h"
+#include "classfile/opcodes.h"
+
+namespace fs = std::filesystem;
+using namespace duplex;
+
+namespace {
+
+std::vector<uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return std::vector<uint8_t>(std::istreambuf_iterator<char>(in), {});
+}
+
+fs::path fixtures_dir() {
+  if (const char* env = std::getenv("DUPLEX_FIXTURES_DIR")) return env;
+  return DUPLEX_FIXTURES_DIR;
+}
+
+ClassFile load_fixture(const std::string& name) {
+  auto bytes = read_bytes(fixtures_dir() / "fixtures" / (name + ".class"));
+  auto cf = ClassFile::parse(bytes);
+  INFO("fixture " << name << (cf ? "" : ": " + cf.error().message()));
+  REQUIRE(cf.ok());
+  return std::move(cf.value());
+}
+
+const Member* find_method(const ClassFile& cf, std::string_view name) {
+  for (const auto& m : cf.methods) {
+    if (cf.member_name(m) == name) return &m;
+  }
+  return nullptr;
+}
+
+// A class `T` (major `major`) whose only method is `static m()V` with this code.
+std::vector<uint8_t> class_with_code(const std::vector<uint8_t>& code,
+                                     const std::vector<ExceptionTableEntry>& handlers = {},
+                                     uint16_t major = 52) {
+  ByteWriter w;
+  w.u4(0xCAFEBABE);
+  w.u2(0);
+  w.u2(major);
+  w.u2(8);  // #1 Utf8 T, #2 Class #1, #3 Utf8 Object, #4 Class #3, #5 m, #6 ()V, #7 Code
+  auto utf8 = [&w](std::string_view s) {
+    w.u1(1);
+    w.u2(static_cast<uint32_t>(s.size()));
+    w.bytes(s);
+  };
+  utf8("T");
+  w.u1(7), w.u2(1);
+  utf8("java/lang/Object");
+  w.u1(7), w.u2(3);
+  utf8("m");
+  utf8("()V");
+  utf8("Code");
+  w.u2(0x21), w.u2(2), w.u2(4), w.u2(0), w.u2(0);
+  w.u2(1), w.u2(0x09), w.u2(5), w.u2(6), w.u2(1), w.u2(7);
+  w.u4(static_cast<uint32_t>(12 + code.size() + 8 * handlers.size()));
+  w.u2(4), w.u2(4), w.u4(static_cast<uint32_t>(code.size()));
+  w.bytes(code);
+  w.u2(static_cast<uint32_t>(handlers.size()));
+  for (const auto& h : handlers) w.u2(h.start_pc), w.u2(h.end_pc), w.u2(h.handler_pc), w.u2(0);
+  w.u2(0);
+  w.u2(0);
+  return w.take();
+}
+
+Result<CodeIR> ir_of_code(const std::vector<uint8_t>& code,
+                          const std::vector<ExceptionTableEntry>& handlers = {},
+                          uint16_t major = 52) {
+  auto cf = ClassFile::parse(class_with_code(code, handlers, major));
+  REQUIRE(cf.ok());
+  return build_code_ir(cf.value(), cf->methods[0]);
+}
+
+size_t count_labels(const CodeIR& ir) {
+  size_t n = 0;
+  for (const auto& i : ir.insns) n += i.is_label() ? 1 : 0;
+  return n;
+}
+
+// ---- round trip ----
+
+struct RoundTripStats {
+  size_t classes = 0;
+  size_t methods = 0;
+  size_t identical_code = 0;
+  size_t max_stack_differs = 0;
+  size_t identical_stack_map = 0;
+  size_t with_stack_map = 0;
+  std::vector<std::string> failures;
+
+  void fail(std::string what) {
+    if (failures.size() < 20)
+      failures.push_back(std::move(what));
+    else if (failures.size() == 20)
+      failures.push_back("...");
+  }
+};
+
+std::span<const uint8_t> attribute_body(const ClassFile& cf, const CodeAttribute& code,
+                                        std::string_view name) {
+  const Attribute* a = cf.find_attribute(code.attributes, name);
+  return a ? a->data : std::span<const uint8_t>{};
+}
+
+bool same(std::span<const uint8_t> a, std::span<const uint8_t> b) {
+  return std::equal(a.begin(), a.end(), b.begin(), b.end());
+}
+
+bool same_exceptions(const CodeAttribute& a, const CodeAttribute& b) {
+  if (a.exception_table.size() != b.exception_table.size()) return false;
+  for (size_t i = 0; i < a.exception_table.size(); ++i) {
+    const auto &x = a.exception_table[i], &y = b.exception_table[i];
+    if (x.start_pc != y.start_pc || x.end_pc != y.end_pc || x.handler_pc != y.handler_pc ||
+        x.catch_type != y.catch_type)
+      return false;
+  }
+  return true;
+}
+
+void compare_method(ClassFile& cf, const Member& m, RoundTripStats& stats) {
+  std::string id =
+      cf.name() + "." + std::string(cf.member_name(m)) + std::string(cf.member_descriptor(m));
+  const Attribute* attr = cf.find_attribute(m.attributes, "Code");
+  if (attr == nullptr) return;
+  ++stats.methods;
+  auto before = decode_code(*attr);
+  auto ir = build_code_ir(cf, m);
+  if (!before || !ir) return stats.fail(id + ": " + (ir ? before.error() : ir.error()).message());
+  auto out = assemble_code(ir.value(), cf.pool, MethodContext::of(cf, m));
+  if (!out) return stats.fail(id + ": " + out.error().message());
+  Attribute rebuilt{attr->name_index, {}, {}};
+  rebuilt.set_data(out->code_attribute);
+  auto after = decode_code(rebuilt);
+  if (!after) return stats.fail(id + ": reassembled Code does not decode");
+  if (!same(before->code, after->code) || !same_exceptions(before.value(), after.value()))
+    return stats.fail(id + ": code or exception table differs");
+  if (before->max_locals != after->max_locals) return stats.fail(id + ": max_locals differs");
+  if (!same(attribute_body(cf, *before, "LineNumberTable"),
+            attribute_body(cf, *after, "LineNumberTable")))
+    return stats.fail(id + ": LineNumberTable differs");
+  ++stats.identical_code;
+  if (before->max_stack != after->max_stack) ++stats.max_stack_differs;
+  auto smt = attribute_body(cf, *before, "StackMapTable");
+  if (!smt.empty()) {
+    ++stats.with_stack_map;
+    if (same(smt, attribute_body(cf, *after, "StackMapTable"))) ++stats.identical_stack_map;
+  }
+}
+
+void round_trip_class(const std::vector<uint8_t>& bytes, const std::string& where,
+                      RoundTripStats& stats) {
+  auto cf = ClassFile::parse(bytes);
+  if (!cf) return stats.fail(where + ": " + cf.error().message());
+  ++stats.classes;
+  for (const auto& m : cf->methods) compare_method(cf.value(), m, stats);
+}
+
+void round_trip_dir(const fs::path& dir, RoundTripStats& stats) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::recursive_directory_iterator(dir)) {
+    if (e.is_regular_file() && e.path().extension() == ".class") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const auto& f : files) round_trip_class(read_bytes(f), f.string(), stats);
+}
+
+void report(const char* what, const RoundTripStats& s) {
+  std::printf(
+      "[code_ir] round trip %s: %zu classes, %zu methods, %zu identical code, %zu max_stack "
+      "differs, %zu/%zu StackMapTable byte-identical, %zu failures\n",
+      what, s.classes, s.methods, s.identical_code, s.max_stack_differs, s.identical_stack_map,
+      s.with_stack_map, s.failures.size());
+  for (const auto& f : s.failures) std::printf("  %s\n", f.c_str());
+}
+
+// Extracts a JDK module or a jar once per machine into the temp directory.
+fs::path cached_extract(const std::string& name, const std::string& command_fmt) {
+  fs::path dir = fs::temp_directory_path() / ("duplex-test-" + name);
+  if (fs::exists(dir / ".done")) return dir;
+  fs::path tmp = dir.string() + ".tmp";
+  fs::remove_all(tmp);
+  fs::create_directories(tmp);
+  std::string cmd = command_fmt;
+  cmd.replace(cmd.find("%s"), 2, tmp.string());
+  if (std::system(cmd.c_str()) != 0) return {};
+  std::ofstream(tmp / ".done") << "ok\n";
+  fs::remove_all(dir);
+  fs::rename(tmp, dir);
+  return dir;
+}
+
+}  // namespace
+
+TEST_CASE("build_code_ir places labels only where needed", "[code_ir]") {
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
+  auto ir = ir_of_code({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1});
+  REQUIRE(ir.ok());
+  REQUIRE(ir->labels.size() == 1);
+  CHECK(ir->labels[0].original_offset == 6);
+  REQUIRE(ir->insns.size() == 6);
+  CHECK(ir->insns[1].opcode == op::kIfeq);
+  CHECK(ir->insns[1].target == 0);
+  CHECK(ir->insns[4].is_label());
+  CHECK(ir->insns[5].original_offset == 6);
+}
+
+TEST_CASE("build_code_ir decodes switches, wide forms and jsr", "[code_ir]") {
+  std::vector<uint8_t> code = {
+      0x03,                                       // 0: iconst_0
+      0xaa, 0,    0,                              // 1: tableswitch, padding to 4
+      0,    0,    0,    29,                       //    default -> 30
+      0,    0,    0,    1,    0,    0,    0, 2,   //    low 1, high 2
+      0,    0,    0,    29,   0,    0,    0, 30,  //    1 -> 30, 2 -> 31
+      0xc4, 0x84, 0x01, 0x00, 0x03, 0xe8,         // 24: wide iinc 256, 1000
+      0xb1,                                       // 30: return
+      0xb1,                                       // 31: return
+  };
+  auto ir = ir_of_code(code);
+  INFO((ir ? "" : ir.error().message()));
+  REQUIRE(ir.ok());
+  REQUIRE(ir->switches.size() == 1);
+  CHECK(ir->switches[0].low == 1);
+  CHECK(ir->switches[0].targets.size() == 2);
+  const Insn* iinc = nullptr;
+  for (const auto& i : ir->insns) {
+    if (i.opcode == op::kIinc) iinc = &i;
+  }
+  REQUIRE(iinc != nullptr);
+  CHECK(iinc->wide);
+  CHECK(iinc->a == 256);
+  CHECK(iinc->b == 1000);
+  CHECK(count_labels(ir.value()) == 2);
+}
+
+TEST_CASE("build_code_ir rejects malformed code with the offset", "[code_ir]") {
+  SECTION("branch into the middle of an instruction") {
+    // 0: sipush 1  3: goto -2 (offset 1, inside sipush)  6: return
+    auto ir = ir_of_code({0x11, 0x00, 0x01, 0xa7, 0xff, 0xfe, 0xb1});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 3);
+    CHECK(ir.error().offset_kind == OffsetKind::kBytecode);
+    CHECK(ir.error().class_name == "T");
+    CHECK(ir.error().method == "m()V");
+    CHECK(ir.error().reason.find("middle") != std::string::npos);
+  }
+  SECTION("branch out of range") {
+    auto ir = ir_of_code({0xa7, 0x00, 0x10});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 0);
+  }
+  SECTION("unknown opcode") {
+    auto ir = ir_of_code({0x00, 0xcb, 0xb1});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 1);
+  }
+  SECTION("code falls off the end") {
+    auto ir = ir_of_code({0x00, 0x00});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 1);
+  }
+  SECTION("truncated instruction") {
+    auto ir = ir_of_code({0xb1, 0x11, 0x00});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 1);
+  }
+  SECTION("wide before an opcode it cannot modify") {
+    auto ir = ir_of_code({0xc4, 0x00, 0x00, 0x01, 0xb1});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 0);
+  }
+  SECTION("exception handler not on an instruction boundary") {
+    // 0: sipush 1  3: pop  4: return
+    auto ir = ir_of_code({0x11, 0x00, 0x01, 0x57, 0xb1}, {{0, 3, 2, 0}});
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 2);
+  }
+  SECTION("lookupswitch target out of range") {
+    std::vector<uint8_t> code = {0x03, 0xab, 0, 0, 0, 0, 0, 12,   0, 0,   0,
+                                 1,    0,    0, 0, 5, 0, 0, 0x10, 0, 0xb1};
+    auto ir = ir_of_code(code);
+    REQUIRE_FALSE(ir.ok());
+    CHECK(ir.error().offset == 1);
+  }
+}
+
+TEST_CASE("build_code_ir keeps offsets, frames and Uninitialized labels", "[code_ir]") {
+  ClassFile cf = load_fixture("Constructors");
+  const Member* m = find_method(cf, "nestedNew");
+  REQUIRE(m != nullptr);
+  auto ir = build_code_ir(cf, *m);
+  REQUIRE(ir.ok());
+  CHECK(ir->had_stack_map_table);
+  bool saw_uninitialized = false;
+  for (const auto& label : ir->labels) {
+    if (!label.frame) continue;
+    for (const VType& v : label.frame->stack) {
+      if (v.tag != VTag::kUninitialized) continue;
+      saw_uninitialized = true;
+      REQUIRE(v.data < ir->labels.size());
+      // The label named by the frame stands just before a `new`.
+      int32_t at = ir->labels[v.data].original_offset;
+      bool found = false;
+      for (size_t i = 0; i + 1 < ir->insns.size(); ++i) {
+        if (ir->insns[i].is_label() && ir->insns[i].label() == v.data) {
+          size_t j = i;
+          while (ir->insns[j].is_label()) ++j;
+          found = ir->insns[j].opcode == op::kNew && ir->insns[j].original_offset == at;
+        }
+      }
+      CHECK(found);
+    }
+  }
+  CHECK(saw_uninitialized);
+}
+
+TEST_CASE("unedited fixture methods round-trip byte for byte", "[code_ir]") {
+  RoundTripStats stats;
+  round_trip_dir(fixtures_dir() / "fixtures", stats);
+  report("fixtures", stats);
+  CHECK(stats.failures.empty());
+  CHECK(stats.methods > 50);
+  CHECK(stats.identical_code == stats.methods);
+}
+
+TEST_CASE("unedited java.base methods round-trip byte for byte", "[code_ir][jdk]") {
+  fs::path dir = cached_extract(
+      "java-base-17",
+      "jmod extract --dir %s /usr/lib/jvm/java-17-openjdk-amd64/jmods/java.base.jmod "
+      ">/dev/null 2>&1");
+  if (dir.empty()) {
+    WARN("jmod extract failed; skipping");
+    return;
+  }
+  RoundTripStats stats;
+  round_trip_dir(dir / "classes", stats);
+  report("java.base", stats);
+  CHECK(stats.failures.empty());
+  CHECK(stats.classes > 5000);
+}
+
+TEST_CASE("unedited h2.jar methods round-trip byte for byte", "[code_ir][jdk]") {
+  if (!fs::exists("/usr/share/java/h2.jar")) return;
+  fs::path dir = cached_extract("h2", "unzip -q -o /usr/share/java/h2.jar '*.class' -d %s");
+  if (dir.empty()) {
+    WARN("unzip failed; skipping");
+    return;
+  }
+  RoundTripStats stats;
+  round_trip_dir(dir, stats);
+  report("h2.jar", stats);
+  CHECK(stats.failures.empty());
+  CHECK(stats.classes > 500);
+}

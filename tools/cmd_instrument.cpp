@@ -1,0 +1,176 @@
+// `duplex instrument IN -o OUT [--mode M] [--profile P] [--include G] [--exclude G]`
+#include <unistd.h>
+
+#include <cstdio>
+#include <sstream>
+#include <string>
+
+#include "duplex/instrument.h"
+#include "tools/cli.h"
+
+namespace duplex::cli {
+
+const char* const kInstrumentHelp =
+    "usage: duplex instrument IN -o OUT [options]\n"
+    "\n"
+    "Rewrites IN (a jar, a directory of classes, or a .class file) for sampled\n"
+    "instrumentation and writes OUT (of the same kind). Jars inside jars are rewritten,\n"
+    "multi-release entries too; jar signatures are removed (the classes change); every\n"
+    "other entry is copied byte for byte. IN is never modified; OUT appears only when\n"
+    "complete.\n"
+    "\n"
+    "options:\n"
+    "  -o, --output OUT      where to write (required)\n"
+    "  --mode M              full (default), partial, nodup, exhaustive, checks or auto\n"
+    "  --profile P[,P...]    instrumentations: call-edge, field-access (default: both)\n"
+    "  --include GLOB        only classes matching (dotted names, '*' and '?'); repeatable\n"
+    "  --exclude GLOB        never classes matching; repeatable; wins over --include\n"
+    "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
+    "  --quiet               no progress bar and no summary\n"
+    "  --methods             list what was done to every method\n";
+
+namespace {
+
+struct InstrumentArgs {
+  std::string input, output;
+  std::string profile = "call-edge,field-access";
+  bool quiet = false;
+  bool list_methods = false;
+};
+
+// Splits "a,b+c" on ',' and '+'.
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> out;
+  std::string cur;
+  for (char c : text) {
+    if (c == ',' || c == '+') {
+      if (!cur.empty()) out.push_back(cur);
+      cur.clear();
+    } else {
+      cur += c;
+    }
+  }
+  if (!cur.empty()) out.push_back(cur);
+  return out;
+}
+
+// Parses the command line into `a` and `options`; returns a usage message on error.
+std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
+                       InstrumentOptions& options) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    auto value = [&](std::string& into) -> bool {
+      if (i + 1 >= args.size()) return false;
+      into = args[++i];
+      return true;
+    };
+    std::string v;
+    if (arg == "-o" || arg == "--output") {
+      if (!value(a.output)) return "option " + arg + " needs a value";
+    } else if (arg == "--mode") {
+      if (!value(v)) return "option --mode needs a value";
+      auto mode = parse_mode(v);
+      if (!mode) return mode.error().reason;
+      options.rewrite.mode = *mode;
+    } else if (arg == "--profile") {
+      if (!value(a.profile)) return "option --profile needs a value";
+    } else if (arg == "--include" || arg == "--exclude") {
+      if (!value(v) || v.empty()) return "option " + arg + " needs a glob";
+      (arg == "--include" ? options.include : options.exclude).push_back(v);
+    } else if (arg == "--allow-huge") {
+      options.rewrite.respect_huge_method_limit = false;
+    } else if (arg == "--methods") {
+      a.list_methods = true;
+    } else if (arg == "--quiet" || arg == "-q") {
+      a.quiet = true;
+    } else if (!arg.empty() && arg[0] == '-') {
+      return "unknown option '" + arg + "'";
+    } else if (a.input.empty()) {
+      a.input = arg;
+    } else {
+      return "unexpected argument '" + arg + "'";
+    }
+  }
+  if (a.input.empty()) return "missing input (a jar, a directory or a .class file)";
+  if (a.output.empty()) return "missing -o OUT";
+  for (const std::string& name : split_list(a.profile)) {
+    auto inst = make_builtin_instrumentation(name);
+    if (!inst) return "unknown profile '" + name + "' (expected call-edge or field-access)";
+    options.rewrite.instrumentations.push_back(inst);
+  }
+  return {};
+}
+
+void draw_progress(size_t done, size_t total) {
+  if (total == 0) return;
+  constexpr int kWidth = 30;
+  int filled = static_cast<int>(kWidth * done / total);
+  std::fprintf(stderr, "\r[%s%s] %zu/%zu classes", std::string(filled, '#').c_str(),
+               std::string(kWidth - filled, '.').c_str(), done, total);
+  if (done == total) std::fputc('\n', stderr);
+}
+
+std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
+  std::ostringstream out;
+  out << "duplex: rewrote " << s.classes_rewritten << " of " << s.classes_seen << " classes in "
+      << a.input << " -> " << a.output << " (" << s.seconds << " s)\n";
+  out << "  methods:";
+  for (const auto& [transform, n] : s.methods_by_transform) out << " " << transform << " " << n;
+  out << "\n";
+  if (s.class_bytes_before) {
+    double growth = 100.0 * (static_cast<double>(s.class_bytes_after) / s.class_bytes_before - 1);
+    out << "  size of rewritten classes: " << s.class_bytes_before << " -> " << s.class_bytes_after
+        << " bytes (+" << static_cast<int>(growth + 0.5) << "%)\n";
+  }
+  for (const auto& [reason, n] : s.fallbacks_by_reason) {
+    out << "  fallback: " << n << " method(s): " << reason << "\n";
+  }
+  if (s.classes_excluded) out << "  excluded by --include/--exclude: " << s.classes_excluded << "\n";
+  if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";
+  if (s.signature_files_removed) {
+    out << "  jar signature removed (" << s.signature_files_removed
+        << " file(s)): the rewritten classes no longer match it\n";
+  }
+  for (const ClassFailure& f : s.failures) {
+    out << "  left unchanged: " << f.entry << ": " << f.reason << "\n";
+  }
+  return out.str();
+}
+
+// One line per method: class, method, transform, sizes, checks and why.
+void print_methods(const std::string&, const ClassRewrite& r) {
+  std::string text;
+  for (const MethodReport& m : r.methods) {
+    text += r.class_name + "." + m.method + "\t" + transform_name(m.applied) + "\t" +
+            std::to_string(m.original_code_size) + "->" + std::to_string(m.new_code_size) +
+            " bytes\t" + std::to_string(m.sites) + " sites\t" + std::to_string(m.checks) +
+            " checks";
+    if (!m.reason.empty()) text += "\t" + m.reason;
+    text += "\n";
+  }
+  write_stdout(text);
+}
+
+}  // namespace
+
+int run_instrument(std::span<const std::string> args) {
+  for (const std::string& arg : args) {
+    if (arg == "--help" || arg == "-h") {
+      write_stdout(kInstrumentHelp);
+      return kExitOk;
+    }
+  }
+  InstrumentArgs a;
+  InstrumentOptions options;
+  if (std::string err = parse_args(args, a, options); !err.empty()) {
+    return usage_error("instrument", err);
+  }
+  if (!a.quiet && isatty(STDERR_FILENO)) options.progress = draw_progress;
+  if (a.list_methods) options.on_class = print_methods;
+  auto summary = instrument_path(a.input, a.output, options);
+  if (!summary) return input_error(summary.error().message());
+  if (!a.quiet) std::fputs(summary_text(a, summary.value()).c_str(), stderr);
+  return kExitOk;
+}
+
+}  // namespace duplex::cli
