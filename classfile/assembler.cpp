@@ -65,7 +65,75 @@ struct Tables {
   std::vector<uint8_t> stack_map;
   std::vector<uint8_t> visible_annotations;
   std::vector<uint8_t> invisible_annotations;
+
+  void clear() {
+    exceptions.clear();
+    exception_index.clear();
+    lines.clear();
+    locals.clear();
+    local_types.clear();
+    stack_map.clear();
+    visible_annotations.clear();
+    invisible_annotations.clear();
+  }
 };
+
+// Attribute names, looked up in the pool through a per-thread cache (see name_index).
+enum NameSlot : uint8_t {
+  kLineNumberTable,
+  kLocalVariableTable,
+  kLocalVariableTypeTable,
+  kStackMapTable,
+  kVisibleTypeAnnotations,
+  kInvisibleTypeAnnotations,
+  kNameSlots,
+};
+constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
+                                                 "LocalVariableTable",
+                                                 "LocalVariableTypeTable",
+                                                 "StackMapTable",
+                                                 "RuntimeVisibleTypeAnnotations",
+                                                 "RuntimeInvisibleTypeAnnotations"};
+
+// A pool add builds a string key per call (and a whole index on the first); the names are the
+// same for every method, so the last index seen is tried first, and trusted only if it names
+// the same Utf8 in this pool.
+Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
+  thread_local uint16_t cache[kNameSlots] = {};
+  uint16_t cached = cache[slot];
+  if (cached != 0) {
+    auto text = pool.utf8(cached);
+    if (text && *text == kNames[slot]) return cached;
+  }
+  // A scan is cheaper than the string-keyed index the pool would build on its first add.
+  for (uint32_t i = 1; i < pool.count(); ++i) {
+    const CpEntry* e = pool.entry(i);
+    if (e != nullptr && e->tag == CpTag::kUtf8 && e->utf8 == kNames[slot]) {
+      cache[slot] = static_cast<uint16_t>(i);
+      return cache[slot];
+    }
+  }
+  auto added = pool.add_utf8(kNames[slot]);
+  if (added) cache[slot] = added.value();
+  return added;
+}
+
+// Per-thread buffers reused across methods: assembling runs on every method of large jars, and
+// these would otherwise be a handful of allocations per method. Nothing survives between
+// calls except capacity.
+struct Scratch {
+  std::vector<uint32_t> size;
+  std::vector<uint8_t> widened;
+  std::vector<uint32_t> short_branches;
+  std::vector<uint8_t> need_frame;
+  std::vector<OffsetFrame> frames;
+  Tables tables;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
 
 class Assembler {
  public:
@@ -119,19 +187,23 @@ class Assembler {
   void emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const;
   void emit_local(ByteWriter& w, const Insn& insn, size_t index) const;
   void emit_switch(ByteWriter& w, const Insn& insn, size_t index) const;
-  Status write_attribute(ByteWriter& w, std::string_view name, std::span<const uint8_t> body);
+  Status attribute_header(ByteWriter& w, int slot, size_t length);
+  Status write_locals(ByteWriter& w, int slot, const std::vector<LocalVariableEntry>& vars);
+  Status write_tables(ByteWriter& w, const Tables& t, uint32_t& count);
   Status write_all(const Tables& t, uint16_t max_stack, AssembledCode& out);
 
   CodeIR& ir_;
   ConstantPool& pool_;
   const MethodContext& ctx_;
-  std::vector<uint32_t> size_;            // by insn: bytes without switch padding or widening
-  std::vector<uint8_t> widened_;          // by insn: a short branch written in its long form
-  std::vector<int32_t> offset_;           // by insn: bytecode offset, -1 for labels
-  std::vector<int32_t> label_offset_;     // by label
-  std::vector<uint32_t> short_branches_;  // insn indices of branches with an s2 offset
-  std::vector<uint8_t> need_frame_;       // by label
+  Scratch& scratch_ = scratch();
+  std::vector<uint32_t>& size_ = scratch_.size;       // by insn: bytes without padding/widening
+  std::vector<uint8_t>& widened_ = scratch_.widened;  // by insn: short branch in its long form
+  std::vector<int32_t> offset_;                       // by insn: bytecode offset, -1 for labels
+  std::vector<int32_t> label_offset_;                 // by label
+  std::vector<uint32_t>& short_branches_ = scratch_.short_branches;  // branches with s2 offsets
+  std::vector<uint8_t>& need_frame_ = scratch_.need_frame;           // by label
   int64_t length_ = 0;
+  size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
   std::vector<std::string> notes_;
 };
 
@@ -445,10 +517,13 @@ Status Assembler::frame_group(size_t first, size_t end, std::vector<LabelId>* mi
     if (needed) return Error::at_code(offset_[end], "no frame could be computed");
     return Ok{};
   }
-  OffsetFrame of{static_cast<uint32_t>(offset_[end]), *frame};
-  if (auto s = relocate_frame(of.frame); !s) return s;
-  out->push_back(std::move(of));
-  return Ok{};
+  // Filled in place so the frame vectors keep their capacity from method to method.
+  if (frames_used_ == out->size()) out->emplace_back();
+  OffsetFrame& of = (*out)[frames_used_++];
+  of.offset = static_cast<uint32_t>(offset_[end]);
+  of.frame.locals.assign(frame->locals.begin(), frame->locals.end());
+  of.frame.stack.assign(frame->stack.begin(), frame->stack.end());
+  return relocate_frame(of.frame);
 }
 
 // Walks the label groups in code order; either lists labels still lacking a needed frame
@@ -472,9 +547,17 @@ Status Assembler::build_stack_map(Tables& t) {
   if (auto s = gather_frames(&missing, nullptr); !s) return s;
   if (!missing.empty()) {
     if (auto s = compute_missing_frames(ir_, pool_, ctx_, missing); !s) return s;
+    // Frame computation may insert labels before `new` instructions (Uninitialized types
+    // name them). Labels take no bytes, so offsets stay; the per-insn tables must be redone.
+    if (ir_.insns.size() != offset_.size()) {
+      need_frame_.resize(ir_.labels.size(), 0);
+      if (auto s = layout(); !s) return s;
+    }
   }
-  std::vector<OffsetFrame> frames;
+  std::vector<OffsetFrame>& frames = scratch_.frames;
+  frames_used_ = 0;
   if (auto s = gather_frames(nullptr, &frames); !s) return s;
+  frames.resize(frames_used_);
   if (frames.empty()) return Ok{};
   auto initial =
       initial_frame(pool_, ctx_.class_name, ctx_.method_name, ctx_.descriptor, ctx_.access_flags);
@@ -696,20 +779,64 @@ void Assembler::emit_code(ByteWriter& w) const {
   }
 }
 
-Status Assembler::write_attribute(ByteWriter& w, std::string_view name,
-                                  std::span<const uint8_t> body) {
-  auto index = pool_.add_utf8(name);
+Status Assembler::attribute_header(ByteWriter& w, int slot, size_t length) {
+  auto index = name_index(pool_, static_cast<NameSlot>(slot));
   if (!index) return index.error();
   w.u2(index.value());
-  w.u4(static_cast<uint32_t>(body.size()));
-  w.bytes(body);
+  w.u4(static_cast<uint32_t>(length));
+  return Ok{};
+}
+
+Status Assembler::write_locals(ByteWriter& w, int slot,
+                               const std::vector<LocalVariableEntry>& vars) {
+  if (auto s = attribute_header(w, slot, 2 + 10 * vars.size()); !s) return s;
+  w.u2(static_cast<uint32_t>(vars.size()));
+  for (const auto& v : vars) {
+    w.u2(v.start_pc);
+    w.u2(v.length);
+    w.u2(v.name_index);
+    w.u2(v.descriptor_index);
+    w.u2(v.index);
+  }
+  return Ok{};
+}
+
+Status Assembler::write_tables(ByteWriter& w, const Tables& t, uint32_t& count) {
+  if (!t.lines.empty()) {
+    ++count;
+    if (auto s = attribute_header(w, kLineNumberTable, 2 + 4 * t.lines.size()); !s) return s;
+    w.u2(static_cast<uint32_t>(t.lines.size()));
+    for (const auto& l : t.lines) {
+      w.u2(l.start_pc);
+      w.u2(l.line);
+    }
+  }
+  if (!t.locals.empty()) {
+    ++count;
+    if (auto s = write_locals(w, kLocalVariableTable, t.locals); !s) return s;
+  }
+  if (!t.local_types.empty()) {
+    ++count;
+    if (auto s = write_locals(w, kLocalVariableTypeTable, t.local_types); !s) return s;
+  }
+  const std::pair<int, const std::vector<uint8_t>*> blobs[] = {
+      {kStackMapTable, &t.stack_map},
+      {kVisibleTypeAnnotations, &t.visible_annotations},
+      {kInvisibleTypeAnnotations, &t.invisible_annotations}};
+  for (const auto& [slot, body] : blobs) {
+    if (body->empty()) continue;
+    ++count;
+    if (auto s = attribute_header(w, slot, body->size()); !s) return s;
+    w.bytes(*body);
+  }
   return Ok{};
 }
 
 Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& out) {
   ByteWriter w;
-  w.reserve(static_cast<size_t>(length_) + 16 + t.exceptions.size() * 8 + t.lines.size() * 4 +
-            t.stack_map.size() + 64);
+  w.reserve(static_cast<size_t>(length_) + 32 + t.exceptions.size() * 8 + t.lines.size() * 4 +
+            (t.locals.size() + t.local_types.size()) * 10 + t.stack_map.size() +
+            t.visible_annotations.size() + t.invisible_annotations.size());
   w.u2(max_stack);
   w.u2(ir_.max_locals);
   w.u4(static_cast<uint32_t>(length_));
@@ -724,21 +851,7 @@ Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& 
   size_t count_at = w.size();
   w.u2(0);
   uint32_t count = 0;
-  auto add = [&](std::string_view name, const std::vector<uint8_t>& body) -> Status {
-    ++count;
-    return write_attribute(w, name, body);
-  };
-  Status s = Ok{};
-  if (!t.lines.empty()) s = add("LineNumberTable", encode_line_numbers(t.lines));
-  if (s && !t.locals.empty()) s = add("LocalVariableTable", encode_local_variables(t.locals));
-  if (s && !t.local_types.empty())
-    s = add("LocalVariableTypeTable", encode_local_variables(t.local_types));
-  if (s && !t.stack_map.empty()) s = add("StackMapTable", t.stack_map);
-  if (s && !t.visible_annotations.empty())
-    s = add("RuntimeVisibleTypeAnnotations", t.visible_annotations);
-  if (s && !t.invisible_annotations.empty())
-    s = add("RuntimeInvisibleTypeAnnotations", t.invisible_annotations);
-  if (!s) return s;
+  if (auto s = write_tables(w, t, count); !s) return s;
   w.patch_u2(count_at, count);
   out.code_attribute = w.take();
   return Ok{};
@@ -766,7 +879,8 @@ Result<AssembledCode> Assembler::run() {
   if (length_ == 0) return Error::plain("empty code");
   auto max_stack = compute_max_stack(ir_, pool_, ctx_);
   if (!max_stack) return max_stack.error();
-  Tables t;
+  Tables& t = scratch_.tables;
+  t.clear();
   if (frames) {
     mark_frame_needs();
     if (auto s = build_stack_map(t); !s) return s.error();

@@ -100,8 +100,17 @@ class Builder {
   CodeAttribute& code_;
   uint32_t len_;
   CodeIR ir_;
-  std::vector<uint8_t> starts_;    // by offset: 1 where an instruction begins
-  std::vector<LabelId> label_at_;  // by offset (0..len_): kNoLabel, kWanted, then the id
+  // By offset, reused per thread (building runs for every edited method):
+  struct Scratch {
+    std::vector<uint8_t> starts;    // 1 where an instruction begins
+    std::vector<LabelId> label_at;  // 0..len_: kNoLabel, kWanted, then the label id
+  };
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+  std::vector<uint8_t>& starts_ = scratch().starts;
+  std::vector<LabelId>& label_at_ = scratch().label_at;
 };
 
 Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {

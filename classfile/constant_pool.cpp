@@ -271,24 +271,42 @@ std::optional<ConstantPool::DynamicRef> ConstantPool::dynamic_ref(uint32_t index
 
 // ---- editing ----
 
-std::string ConstantPool::key_of(const CpEntry& e) const {
-  std::string key(1, static_cast<char>(e.tag));
-  switch (e.tag) {
-    case CpTag::kUtf8:
-      key += e.utf8;
-      break;
-    case CpTag::kInteger:
-    case CpTag::kFloat:
-    case CpTag::kLong:
-    case CpTag::kDouble:
-      key.append(reinterpret_cast<const char*>(&e.bits), sizeof e.bits);
-      break;
-    default:
-      key.append(reinterpret_cast<const char*>(&e.a), sizeof e.a);
-      key.append(reinterpret_cast<const char*>(&e.b), sizeof e.b);
-      break;
+size_t ConstantPool::hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits,
+                             std::string_view utf8) {
+  size_t h = std::hash<std::string_view>{}(utf8);
+  auto mix = [&h](uint64_t v) {
+    h ^= std::hash<uint64_t>{}(v) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
+  };
+  mix(static_cast<uint64_t>(tag));
+  mix(static_cast<uint64_t>(a) << 16 | b);
+  mix(bits);
+  return h;
+}
+
+size_t ConstantPool::hash_of(const CpEntry& e) {
+  return hash_of(e.tag, e.a, e.b, e.bits, e.utf8);
+}
+
+std::optional<uint16_t> ConstantPool::find(const CpEntry& e) const {
+  build_index();
+  auto [first, last] = index_.equal_range(hash_of(e));
+  for (auto it = first; it != last; ++it) {
+    const CpEntry& c = entries_[it->second];
+    if (c.tag == e.tag && c.a == e.a && c.b == e.b && c.bits == e.bits && c.utf8 == e.utf8) {
+      return it->second;
+    }
   }
-  return key;
+  return std::nullopt;
+}
+
+std::optional<uint16_t> ConstantPool::find_utf8(std::string_view text) const {
+  build_index();
+  auto [first, last] = index_.equal_range(hash_of(CpTag::kUtf8, 0, 0, 0, text));
+  for (auto it = first; it != last; ++it) {
+    const CpEntry& c = entries_[it->second];
+    if (c.tag == CpTag::kUtf8 && c.utf8 == text) return it->second;
+  }
+  return std::nullopt;
 }
 
 void ConstantPool::build_index() const {
@@ -296,16 +314,15 @@ void ConstantPool::build_index() const {
   index_.reserve(entries_.size() * 2);
   for (size_t i = 1; i < entries_.size(); ++i) {
     if (entries_[i].tag == CpTag::kUnusable) continue;
-    index_.emplace(key_of(entries_[i]), static_cast<uint16_t>(i));  // first one wins
+    index_.emplace(hash_of(entries_[i]), static_cast<uint16_t>(i));
   }
   indexed_ = true;
 }
 
 Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   if (entry.tag == CpTag::kUnusable) return Error::plain("cannot add an unusable pool entry");
-  build_index();
-  std::string key = key_of(entry);
-  if (auto it = index_.find(key); it != index_.end()) return it->second;
+  // Entries with the same contents are the same entry: the first one wins.
+  if (auto existing = find(entry)) return *existing;
   size_t slots = is_wide(entry.tag) ? 2 : 1;
   if (entries_.size() + slots > kMaxCount) {
     return Error::plain("constant pool is full: adding a " + std::string(cp_tag_name(entry.tag)) +
@@ -317,11 +334,12 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
   if (slots == 2) entries_.emplace_back();
-  index_.emplace(std::move(key), index);
+  index_.emplace(hash_of(entry), index);
   return index;
 }
 
 Result<uint16_t> ConstantPool::add_utf8(std::string_view modified_utf8) {
+  if (auto existing = find_utf8(modified_utf8)) return *existing;  // no string copy
   CpEntry e;
   e.tag = CpTag::kUtf8;
   e.utf8 = std::string(modified_utf8);

@@ -107,15 +107,20 @@ class ConstantPool {
   static constexpr uint32_t kMaxCount = 65535;  // constant_pool_count is a u2
 
  private:
-  std::string key_of(const CpEntry& e) const;
+  static size_t hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits, std::string_view utf8);
+  static size_t hash_of(const CpEntry& e);
+  std::optional<uint16_t> find(const CpEntry& e) const;
+  std::optional<uint16_t> find_utf8(std::string_view text) const;
   void build_index() const;
   std::optional<std::string> check_references(uint32_t index) const;
   Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
   Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
                               std::string_view desc);
 
-  std::vector<CpEntry> entries_;                             // entries_[0] is unusable
-  mutable std::unordered_map<std::string, uint16_t> index_;  // built on the first add
+  std::vector<CpEntry> entries_;  // entries_[0] is unusable
+  // Hash of an entry's contents -> indices, built on the first add. Keyed by hash (no
+  // string copies): lookups compare the candidates' contents.
+  mutable std::unordered_multimap<size_t, uint16_t> index_;
   mutable bool indexed_ = false;
 };
 

@@ -168,6 +168,10 @@ class Solver {
   Status run(const std::vector<LabelId>& needed);
 
  private:
+  Status classify(const std::vector<LabelId>& needed, std::vector<uint32_t>& targets,
+                  std::vector<std::pair<LabelId, Frame>>& out);
+  Status solve(const std::vector<uint32_t>& targets);
+
   // Layout and reachability.
   Status split_blocks();
   Status collect_edges();
@@ -465,18 +469,25 @@ Result<Frame> Solver::export_state(const State& s) {
   return f;
 }
 
-// Gives each `new` that an emitted frame refers to by marker a label of its own.
-void Solver::materialize_markers(std::vector<std::pair<LabelId, Frame>>& out) {
+// The insn indices of the unlabelled `new`s the frames refer to, sorted and unique.
+std::vector<uint32_t> marked_news(const std::vector<std::pair<LabelId, Frame>>& out) {
   std::vector<uint32_t> marked;
-  for (auto& [label, f] : out) {
-    for (auto* list : {&f.locals, &f.stack})
+  for (const auto& [label, f] : out) {
+    for (const auto* list : {&f.locals, &f.stack})
       for (const VType& v : *list)
         if (v.tag == VTag::kUninitialized && (v.data & kMarkerBit))
           marked.push_back(v.data & ~kMarkerBit);
   }
-  if (marked.empty()) return;
   std::sort(marked.begin(), marked.end());
   marked.erase(std::unique(marked.begin(), marked.end()), marked.end());
+  return marked;
+}
+
+// Gives each `new` that an emitted frame refers to by marker a label of its own, placed just
+// before it, and points the frames at it.
+void Solver::materialize_markers(std::vector<std::pair<LabelId, Frame>>& out) {
+  std::vector<uint32_t> marked = marked_news(out);
+  if (marked.empty()) return;
   std::unordered_map<uint32_t, LabelId> label_of;
   std::vector<Insn> insns;
   insns.reserve(ir_.insns.size() + marked.size());
@@ -579,28 +590,40 @@ Status Solver::seed() {
   return deliver(0, *s);
 }
 
-Status Solver::run(const std::vector<LabelId>& needed) {
-  if (Status st = split_blocks(); !st) return st;
-  std::vector<uint32_t> targets;
-  std::vector<std::pair<LabelId, Frame>> out;
+// Sorts the needed labels: those at the offset of a framed label share its frame (`out`);
+// the others are simulation targets.
+Status Solver::classify(const std::vector<LabelId>& needed, std::vector<uint32_t>& targets,
+                        std::vector<std::pair<LabelId, Frame>>& out) {
   for (LabelId l : needed) {
     if (l >= ir_.labels.size()) return error_at_label(l, "needed label does not exist");
     if (ir_.labels[l].frame) continue;
     if (label_block_[l] == kNone) return error_at_label(l, label_text(l) + " is not placed");
     const Block& b = blocks_[label_block_[l]];
-    // A label at the same offset as a framed one shares its frame.
     if (b.frame) out.emplace_back(l, *b.frame);
     if (!b.frame) targets.push_back(label_block_[l]);
   }
+  return Ok{};
+}
+
+Status Solver::solve(const std::vector<uint32_t>& targets) {
+  if (Status st = collect_edges(); !st) return st;
+  mark_relevant(targets);
+  if (Status st = seed(); !st) return st;
+  while (!work_.empty()) {
+    uint32_t b = work_.back();
+    work_.pop_back();
+    if (Status st = simulate(b); !st) return st;
+  }
+  return Ok{};
+}
+
+Status Solver::run(const std::vector<LabelId>& needed) {
+  if (Status st = split_blocks(); !st) return st;
+  std::vector<uint32_t> targets;
+  std::vector<std::pair<LabelId, Frame>> out;
+  if (Status st = classify(needed, targets, out); !st) return st;
   if (!targets.empty()) {
-    if (Status st = collect_edges(); !st) return st;
-    mark_relevant(targets);
-    if (Status st = seed(); !st) return st;
-    while (!work_.empty()) {
-      uint32_t b = work_.back();
-      work_.pop_back();
-      if (Status st = simulate(b); !st) return st;
-    }
+    if (Status st = solve(targets); !st) return st;
   }
   for (LabelId l : needed) {
     uint32_t b = label_block_[l];
@@ -610,6 +633,7 @@ Status Solver::run(const std::vector<LabelId>& needed) {
     if (!f) return f.error();
     out.emplace_back(l, std::move(*f));
   }
+  // Nothing in the IR changes until every frame is known, so a failure leaves it untouched.
   materialize_markers(out);
   for (auto& [l, f] : out) ir_.labels[l].frame = std::move(f);
   return Ok{};

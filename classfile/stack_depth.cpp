@@ -185,9 +185,20 @@ class DepthWalker {
 
   const CodeIR& ir_;
   const ConstantPool& pool_;
-  std::vector<uint32_t> label_pos_;  // by LabelId: index in insns
-  std::vector<int32_t> depth_;       // by insn index: -1 until reached
-  std::vector<std::pair<uint32_t, int32_t>> work_;
+  // Reused per thread: this runs for every assembled method.
+  struct Scratch {
+    std::vector<uint32_t> label_pos;
+    std::vector<int32_t> depth;
+    std::vector<std::pair<uint32_t, int32_t>> work;
+  };
+  static Scratch& scratch() {
+    thread_local Scratch s;
+    return s;
+  }
+  Scratch& scratch_ = scratch();
+  std::vector<uint32_t>& label_pos_ = scratch_.label_pos;  // by LabelId: index in insns
+  std::vector<int32_t>& depth_ = scratch_.depth;           // by insn index: -1 until reached
+  std::vector<std::pair<uint32_t, int32_t>>& work_ = scratch_.work;
   int32_t max_ = 0;
 };
 
@@ -279,6 +290,7 @@ Result<uint16_t> DepthWalker::run() {
   if (auto s = index_labels(); !s) return s.error();
   if (ir_.insns.empty()) return Error::plain("empty code");
   depth_.assign(ir_.insns.size(), -1);
+  work_.clear();
   work_.emplace_back(0, 0);
   for (const TryCatch& tc : ir_.try_catches) {
     if (auto s = push(tc.handler, 1); !s) return s.error();

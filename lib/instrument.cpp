@@ -1,9 +1,9 @@
 #include "duplex/instrument.h"
 
+#include <unistd.h>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <unistd.h>
 
 #include "classfile/archive.h"
 
@@ -41,8 +41,8 @@ std::string reason_category(const std::string& reason) {
 }
 
 bool is_jar_name(std::string_view name) {
-  return name.size() > 4 && (name.substr(name.size() - 4) == ".jar" ||
-                             name.substr(name.size() - 4) == ".JAR");
+  return name.size() > 4 &&
+         (name.substr(name.size() - 4) == ".jar" || name.substr(name.size() - 4) == ".JAR");
 }
 
 // A temporary file path, removed by the destructor.
@@ -95,7 +95,7 @@ class PathInstrumenter {
  private:
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
   Result<std::vector<uint8_t>> rewrite_one(const std::string& where, std::string_view entry,
-                                             std::vector<uint8_t> bytes) {
+                                           std::vector<uint8_t> bytes) {
     ++summary_.classes_seen;
     report_progress();
     if (!class_selected(dotted_name_of(entry), options_)) {
@@ -222,9 +222,10 @@ class PathInstrumenter {
       if (!bytes) return bytes.error();
       std::string text(bytes->begin(), bytes->end());
       std::string stripped = strip_manifest_digests(text);
-      return writer.replace(reader, e, std::span<const uint8_t>(
-                                           reinterpret_cast<const uint8_t*>(stripped.data()),
-                                           stripped.size()));
+      return writer.replace(
+          reader, e,
+          std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(stripped.data()),
+                                   stripped.size()));
     }
     if (is_class_entry(e.name)) {
       auto bytes = reader.read(e);

@@ -68,6 +68,8 @@ std::shared_ptr<const Instrumentation> make_builtin_instrumentation(std::string_
   return nullptr;
 }
 
-std::vector<std::string> builtin_instrumentation_names() { return {"call-edge", "field-access"}; }
+std::vector<std::string> builtin_instrumentation_names() {
+  return {"call-edge", "field-access"};
+}
 
 }  // namespace duplex

@@ -27,8 +27,7 @@ void mark_targets(const CodeIR& ir, Cfg& cfg) {
 
 bool is_jump(uint16_t opcode) {
   auto op8 = static_cast<uint8_t>(opcode);
-  return is_conditional_branch(op8) || ends_block(op8) || opcode == op::kJsr ||
-         opcode == op::kJsrW;
+  return is_conditional_branch(op8) || ends_block(op8) || opcode == op::kJsr || opcode == op::kJsrW;
 }
 
 // True when the run of labels starting at insn i holds a jump target or range bound.

@@ -28,8 +28,8 @@ struct CfgEdge {
 };
 
 struct BasicBlock {
-  uint32_t begin = 0;  // first insn index (may be a label)
-  uint32_t end = 0;    // one past the last insn index
+  uint32_t begin = 0;      // first insn index (may be a label)
+  uint32_t end = 0;        // one past the last insn index
   int32_t last_real = -1;  // index of the last real instruction, -1 if none
   std::vector<CfgEdge> succs;
   bool reachable = false;

@@ -33,24 +33,36 @@ bool is_runtime_class(const std::string& name) {
 
 const char* mode_name(Mode mode) {
   switch (mode) {
-    case Mode::kFull: return "full";
-    case Mode::kPartial: return "partial";
-    case Mode::kNoDup: return "nodup";
-    case Mode::kExhaustive: return "exhaustive";
-    case Mode::kChecksOnly: return "checks";
-    case Mode::kAuto: return "auto";
+    case Mode::kFull:
+      return "full";
+    case Mode::kPartial:
+      return "partial";
+    case Mode::kNoDup:
+      return "nodup";
+    case Mode::kExhaustive:
+      return "exhaustive";
+    case Mode::kChecksOnly:
+      return "checks";
+    case Mode::kAuto:
+      return "auto";
   }
   return "?";
 }
 
 const char* transform_name(Transform t) {
   switch (t) {
-    case Transform::kUnchanged: return "unchanged";
-    case Transform::kFull: return "full";
-    case Transform::kPartial: return "partial";
-    case Transform::kNoDup: return "nodup";
-    case Transform::kExhaustive: return "exhaustive";
-    case Transform::kChecksOnly: return "checks";
+    case Transform::kUnchanged:
+      return "unchanged";
+    case Transform::kFull:
+      return "full";
+    case Transform::kPartial:
+      return "partial";
+    case Transform::kNoDup:
+      return "nodup";
+    case Transform::kExhaustive:
+      return "exhaustive";
+    case Transform::kChecksOnly:
+      return "checks";
   }
   return "?";
 }
@@ -93,13 +105,16 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     }
     if (outcome.report.applied != Transform::kUnchanged) {
       result.changed = true;
-      if (!outcome.calls.empty()) calls.push_back({outcome.report.method, std::move(outcome.calls)});
+      if (!outcome.calls.empty())
+        calls.push_back({outcome.report.method, std::move(outcome.calls)});
     }
     result.methods.push_back(std::move(outcome.report));
   }
   if (!result.changed) return result;
-  if (!calls.empty()) {
-    if (auto s = add_site_registration(cf, calls); !s) {
+  if (!calls.empty() && !options.register_sites_in_clinit) {
+    result.site_tables = site_table_parts(result.class_name, calls, 0);
+  } else if (!calls.empty()) {
+    if (auto s = add_site_registration(cf, calls, result.site_tables); !s) {
       result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
                              s.error().message());
     }

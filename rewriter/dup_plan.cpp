@@ -20,8 +20,7 @@ DupPlan empty_plan(const Cfg& cfg, bool count_edges) {
 
 // Blocks reachable from `seeds` over the duplicated-code DAG (edges that are not back
 // edges), forwards or backwards.
-std::vector<uint8_t> dag_closure(const Cfg& cfg, const std::vector<uint8_t>& seeds,
-                                 bool forward) {
+std::vector<uint8_t> dag_closure(const Cfg& cfg, const std::vector<uint8_t>& seeds, bool forward) {
   const size_t n = cfg.blocks.size();
   std::vector<std::vector<uint32_t>> adjacent(n);
   for (uint32_t b = 0; b < n; ++b) {

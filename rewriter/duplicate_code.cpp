@@ -15,8 +15,14 @@ class Duplicator {
  public:
   Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
              ConstantPool& pool, bool with_events, bool count_edges)
-      : m_(m), src_(m.code), cfg_(cfg), sites_(sites), plan_(plan), pool_(pool),
-        with_events_(with_events), count_edges_(count_edges) {}
+      : m_(m),
+        src_(m.code),
+        cfg_(cfg),
+        sites_(sites),
+        plan_(plan),
+        pool_(pool),
+        with_events_(with_events),
+        count_edges_(count_edges) {}
 
   Result<TransformedCode> run() {
     init_output();
@@ -34,8 +40,8 @@ class Duplicator {
  private:
   struct Trampoline {
     LabelId label;
-    LabelId fallback;   // the original target in the checking code
-    LabelId dup_target; // kNoLabel: no check, count only
+    LabelId fallback;    // the original target in the checking code
+    LabelId dup_target;  // kNoLabel: no check, count only
     bool count;
   };
 
@@ -139,6 +145,7 @@ class Duplicator {
   // ---- checking code ----
 
   Status emit_entry() {
+    emit_leading_labels();
     if (count_edges_) out_.insns.push_back(count_entry_);
     if (plan_.entry_check && dup_entry_ != kNoLabel) emit_check(dup_entry_);
     // The duplicated entry is reached from the entry check with the entry state.
@@ -150,6 +157,19 @@ class Duplicator {
       out_.labels[dup_entry_].frame = std::move(initial.value());
     }
     return Ok{};
+  }
+
+  // Labels at offset 0 that nothing jumps to (line numbers, local-variable scopes) go before
+  // the entry check, so that parameters are in scope and the line is known from offset 0.
+  // Jump targets stay after it: a loop back to offset 0 must not pass the entry check.
+  void emit_leading_labels() {
+    if (cfg_.blocks.empty()) return;
+    for (uint32_t i = cfg_.blocks[0].begin; i < cfg_.blocks[0].end && src_.insns[i].is_label();
+         ++i) {
+      if (cfg_.label_is_target[src_.insns[i].label()]) break;
+      out_.insns.push_back(src_.insns[i]);
+      leading_labels_ = i + 1;
+    }
   }
 
   bool edge_has_action(uint32_t b, size_t e) const {
@@ -172,7 +192,7 @@ class Duplicator {
     for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
       const BasicBlock& block = cfg_.blocks[b];
       place(check_start_[b]);
-      for (uint32_t i = block.begin; i < block.end; ++i) {
+      for (uint32_t i = b == 0 ? leading_labels_ : block.begin; i < block.end; ++i) {
         Insn insn = src_.insns[i];
         if (static_cast<int32_t>(i) == block.last_real) retarget_checking_branch(b, insn);
         out_.insns.push_back(insn);
@@ -297,7 +317,8 @@ class Duplicator {
       if (edge.kind != EdgeKind::kFallthrough) continue;
       bool stays = !edge.back && plan_.kept[edge.to] && next_kept(b) == edge.to;
       if (stays) return;
-      LabelId target = (edge.back || !plan_.kept[edge.to]) ? check_start_[edge.to] : dup_start_[edge.to];
+      LabelId target =
+          (edge.back || !plan_.kept[edge.to]) ? check_start_[edge.to] : dup_start_[edge.to];
       out_.insns.push_back(Insn::make_branch(op::kGoto, target));
     }
   }
@@ -391,7 +412,8 @@ class Duplicator {
   // debuggers see the same lines and names there.
   void copy_debug_tables() {
     for (const LineNumber& ln : src_.line_numbers) {
-      if (dup_label_[ln.label] != kNoLabel) out_.line_numbers.push_back({dup_label_[ln.label], ln.line});
+      if (dup_label_[ln.label] != kNoLabel)
+        out_.line_numbers.push_back({dup_label_[ln.label], ln.line});
     }
     copy_local_ranges(src_.local_variables, out_.local_variables);
     copy_local_ranges(src_.local_variable_types, out_.local_variable_types);
@@ -432,6 +454,7 @@ class Duplicator {
   std::vector<Trampoline> trampolines_;
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
   bool has_entry_events_ = false;
+  uint32_t leading_labels_ = 0;  // insns of block 0 already emitted before the entry check
   uint32_t checks_ = 0;
 };
 

@@ -34,12 +34,12 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   Transform first = sparse ? Transform::kNoDup : Transform::kPartial;
   Transform second = sparse ? Transform::kPartial : Transform::kNoDup;
   choice.candidates = {{first, inline_limit}, {second, inline_limit}};
-  choice.rationale = "auto: " + std::to_string(points) + " point(s), " +
-                     std::to_string(back_edges) + " back edge(s): " +
-                     (sparse ? "sparse, so no-duplication first" : "dense, so partial first");
+  choice.rationale =
+      "auto: " + std::to_string(points) + " point(s), " + std::to_string(back_edges) +
+      " back edge(s): " + (sparse ? "sparse, so no-duplication first" : "dense, so partial first");
   if (inline_limit) {
-    choice.rationale += "; keeps within the inlining size " + std::to_string(inline_limit) +
-                        " if it can";
+    choice.rationale +=
+        "; keeps within the inlining size " + std::to_string(inline_limit) + " if it can";
   }
   return choice;
 }
@@ -48,12 +48,18 @@ PolicyChoice auto_choice(const PolicyInput& in) {
 
 Transform requested_transform(Mode mode) {
   switch (mode) {
-    case Mode::kFull: return Transform::kFull;
-    case Mode::kPartial: return Transform::kPartial;
-    case Mode::kNoDup: return Transform::kNoDup;
-    case Mode::kExhaustive: return Transform::kExhaustive;
-    case Mode::kChecksOnly: return Transform::kChecksOnly;
-    case Mode::kAuto: return Transform::kUnchanged;
+    case Mode::kFull:
+      return Transform::kFull;
+    case Mode::kPartial:
+      return Transform::kPartial;
+    case Mode::kNoDup:
+      return Transform::kNoDup;
+    case Mode::kExhaustive:
+      return Transform::kExhaustive;
+    case Mode::kChecksOnly:
+      return Transform::kChecksOnly;
+    case Mode::kAuto:
+      return Transform::kUnchanged;
   }
   return Transform::kUnchanged;
 }

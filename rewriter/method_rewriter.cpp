@@ -97,8 +97,8 @@ class MethodRewriter {
   void record_sites(const MethodView& view, const MethodSites& sites) {
     LineLookup lines(view.code);
     for (const Site& s : sites.entry()) {
-      outcome_.sites.push_back({0, s.instrumentation->name(), ctx_.method_id(), -1,
-                                -1, s.point.target});
+      outcome_.sites.push_back(
+          {0, s.instrumentation->name(), ctx_.method_id(), -1, -1, s.point.target});
     }
     for (const Site& s : sites.all_instruction_sites()) {
       int32_t offset = view.code.insns[s.point.insn].original_offset;
@@ -113,12 +113,14 @@ class MethodRewriter {
       case Transform::kFull:
       case Transform::kChecksOnly: {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
-        if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not)) return Error::plain(why_not);
+        if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
+          return Error::plain(why_not);
         return duplicate_code(view, cfg, sites, plan, cf_.pool, t == Transform::kFull,
                               options_.count_edges);
       }
       case Transform::kPartial: {
-        DupPlan plan = plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
+        DupPlan plan =
+            plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate_code(view, cfg, sites, plan, cf_.pool, true, options_.count_edges);
       }
@@ -149,8 +151,9 @@ class MethodRewriter {
         const BasicBlock& target = cfg.blocks[e.to];
         for (uint32_t i = target.begin; i < target.end && ir_.insns[i].is_label(); ++i) {
           if (frame_has_uninitialized(ir_.labels[ir_.insns[i].label()].frame)) {
-            why = "an uninitialized object is live where control crosses between the checking "
-                  "and the duplicated code";
+            why =
+                "an uninitialized object is live where control crosses between the checking "
+                "and the duplicated code";
             return false;
           }
         }
@@ -159,8 +162,9 @@ class MethodRewriter {
     if (partial) {
       for (const LabelInfo& l : ir_.labels) {
         if (frame_has_uninitialized(l.frame)) {
-          why = "an uninitialized object is live across a branch (Partial-Duplication cannot "
-                "prove every crossing safe)";
+          why =
+              "an uninitialized object is live across a branch (Partial-Duplication cannot "
+              "prove every crossing safe)";
           return false;
         }
       }
@@ -195,7 +199,8 @@ class MethodRewriter {
                         std::to_string(c.prefer_if_within));
     }
     if (!best) {
-      return unchanged(join(outcome_.report.reason, reasons.empty() ? "no transform applies" : reasons));
+      return unchanged(
+          join(outcome_.report.reason, reasons.empty() ? "no transform applies" : reasons));
     }
     install(best->first, best->second, reasons);
     return std::move(outcome_);
@@ -206,8 +211,8 @@ class MethodRewriter {
     AssembledCode assembled;
   };
 
-  Result<Built> build_and_assemble(const MethodView& view, const Cfg& cfg,
-                                   const MethodSites& sites, Transform t, std::string& why_not) {
+  Result<Built> build_and_assemble(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
+                                   Transform t, std::string& why_not) {
     auto code = build(view, cfg, sites, t, why_not);
     if (!code) {
       if (why_not.empty()) why_not = code.error().message();

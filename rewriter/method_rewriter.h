@@ -18,8 +18,8 @@ struct CallSite {
 
 struct MethodOutcome {
   MethodReport report;
-  std::vector<CallSite> calls;      // empty unless the method changed
-  std::vector<SiteRecord> sites;    // the instrumented points (indices assigned by the caller)
+  std::vector<CallSite> calls;    // empty unless the method changed
+  std::vector<SiteRecord> sites;  // the instrumented points (indices assigned by the caller)
 };
 
 // Never fails: a method that cannot be rewritten is left unchanged, with the reason.

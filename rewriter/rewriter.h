@@ -45,6 +45,10 @@ struct RewriteOptions {
   uint32_t freq_inline_size = 325;
   // Test option: count method entries and back edges executed (Property 1 checks).
   bool count_edges = false;
+  // Hand the site table to the runtime from <clinit> (adding one if the class has none).
+  // The agent turns this off: a class it may later retransform to its original bytes must
+  // keep its set of methods, so it registers ClassRewrite::site_tables itself.
+  bool register_sites_in_clinit = true;
 };
 
 struct MethodReport {
@@ -59,9 +63,9 @@ struct MethodReport {
 };
 
 struct SiteRecord {
-  uint32_t index = 0;        // stable: position in the class's site list
-  std::string kind;          // instrumentation name
-  std::string method;        // name + descriptor
+  uint32_t index = 0;            // stable: position in the class's site list
+  std::string kind;              // instrumentation name
+  std::string method;            // name + descriptor
   int32_t original_offset = -1;  // -1 for the method entry
   int32_t line = -1;
   std::string target;
@@ -73,6 +77,9 @@ struct ClassRewrite {
   std::vector<uint8_t> bytes;  // the rewritten class; empty when unchanged
   std::vector<MethodReport> methods;
   std::vector<SiteRecord> sites;
+  // The site table parts (docs/design/runtime-contract.md) for Duplex.register*, when any
+  // rewritten method has call sites.
+  std::vector<std::string> site_tables;
   std::vector<std::string> notes;
 };
 

@@ -20,7 +20,9 @@ uint32_t prefix_size(size_t parts, bool with_class) {
   return (raw + 3) & ~3u;
 }
 
-bool ldc_class_allowed(const ClassFile& cf) { return cf.major_version >= 49; }
+bool ldc_class_allowed(const ClassFile& cf) {
+  return cf.major_version >= 49;
+}
 
 Member* find_clinit(ClassFile& cf) {
   for (Member& m : cf.methods) {
@@ -110,7 +112,8 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
   return parts;
 }
 
-Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods) {
+Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
+                             std::vector<std::string>& parts_out) {
   bool with_class = ldc_class_allowed(cf);
   // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
   // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
@@ -124,8 +127,14 @@ Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& meth
   }
   auto prefix = prefix_insns(cf, parts);
   if (!prefix) return prefix.error();
-  if (Member* clinit = find_clinit(cf)) return prepend_to_clinit(cf, *clinit, std::move(prefix.value()));
-  return create_clinit(cf, std::move(prefix.value()));
+  Status s = Ok{};
+  if (Member* clinit = find_clinit(cf)) {
+    s = prepend_to_clinit(cf, *clinit, std::move(prefix.value()));
+  } else {
+    s = create_clinit(cf, std::move(prefix.value()));
+  }
+  if (s) parts_out = std::move(parts);
+  return s;
 }
 
 }  // namespace duplex

@@ -25,6 +25,8 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
 // Adds the registration at the start of <clinit> (creating it if needed). `methods` must
 // hold the rewritten <clinit>'s calls, if it was rewritten, under "<clinit>()V". Fails (and
 // leaves the class as it was) if <clinit> cannot take the code.
-Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods);
+// `parts_out` receives the table parts registered.
+Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
+                             std::vector<std::string>& parts_out);
 
 }  // namespace duplex

@@ -23,7 +23,8 @@ MethodSites::MethodSites(const MethodView& method,
                    [](const Site& a, const Site& b) { return a.point.insn < b.point.insn; });
   const size_t n = method.code.insns.size();
   begin_.assign(n + 1, static_cast<uint32_t>(insn_sites_.size()));
-  for (size_t s = insn_sites_.size(); s-- > 0;) begin_[insn_sites_[s].point.insn] = static_cast<uint32_t>(s);
+  for (size_t s = insn_sites_.size(); s-- > 0;)
+    begin_[insn_sites_[s].point.insn] = static_cast<uint32_t>(s);
   for (size_t i = n; i-- > 0;) begin_[i] = std::min(begin_[i], begin_[i + 1]);
 }
 

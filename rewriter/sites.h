@@ -22,7 +22,8 @@ class MethodSites {
   std::span<const Site> entry() const { return entry_; }
   // Sites before instruction `insn`, in instrumentation order.
   std::span<const Site> at(size_t insn) const {
-    return std::span<const Site>(insn_sites_).subspan(begin_[insn], begin_[insn + 1] - begin_[insn]);
+    return std::span<const Site>(insn_sites_)
+        .subspan(begin_[insn], begin_[insn + 1] - begin_[insn]);
   }
   bool has_any() const { return !entry_.empty() || !insn_sites_.empty(); }
   size_t count() const { return entry_.size() + insn_sites_.size(); }

@@ -13,7 +13,7 @@ build_packages=(
 test_packages=(
   libasm-java libh2-java libeclipse-jdt-core-java librhino-java libxalan2-java
   libxerces2-java libsunflow-java libbcprov-java
-  clang libclang-rt-14-dev
+  clang libclang-rt-14-dev chromium
 )
 
 wanted=("${build_packages[@]}")

@@ -48,5 +48,13 @@ std::string class_error_text(const Error& error, size_t size);
 // Subcommands.
 int run_disasm(std::span<const std::string> args);
 extern const char* const kDisasmHelp;
+int run_instrument(std::span<const std::string> args);
+extern const char* const kInstrumentHelp;
+int run_report(std::span<const std::string> args);
+extern const char* const kReportHelp;
+int run_overlap(std::span<const std::string> args);
+extern const char* const kOverlapHelp;
+int run_merge(std::span<const std::string> args);
+extern const char* const kMergeHelp;
 
 }  // namespace duplex::cli

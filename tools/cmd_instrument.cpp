@@ -27,7 +27,9 @@ const char* const kInstrumentHelp =
     "  --exclude GLOB        never classes matching; repeatable; wins over --include\n"
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
     "  --quiet               no progress bar and no summary\n"
-    "  --methods             list what was done to every method\n";
+    "  --methods             list what was done to every method\n"
+    "  --count-edges         (testing) also count method entries and back edges executed,\n"
+    "                        to check that checks <= entries + back edges (Property 1)\n";
 
 namespace {
 
@@ -79,6 +81,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       (arg == "--include" ? options.include : options.exclude).push_back(v);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
+    } else if (arg == "--count-edges") {
+      options.rewrite.count_edges = true;
     } else if (arg == "--methods") {
       a.list_methods = true;
     } else if (arg == "--quiet" || arg == "-q") {
@@ -125,7 +129,8 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   for (const auto& [reason, n] : s.fallbacks_by_reason) {
     out << "  fallback: " << n << " method(s): " << reason << "\n";
   }
-  if (s.classes_excluded) out << "  excluded by --include/--exclude: " << s.classes_excluded << "\n";
+  if (s.classes_excluded)
+    out << "  excluded by --include/--exclude: " << s.classes_excluded << "\n";
   if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";
   if (s.signature_files_removed) {
     out << "  jar signature removed (" << s.signature_files_removed

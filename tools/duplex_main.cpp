@@ -15,7 +15,14 @@ namespace duplex::cli {
 namespace {
 
 const Command kCommands[] = {
+    {"instrument", "rewrite a jar, directory or class for sampled instrumentation",
+     kInstrumentHelp, run_instrument},
     {"disasm", "print a class file or every class of a jar as text", kDisasmHelp, run_disasm},
+    {"report", "show a profile as text, csv, xml, html or a dot call graph", kReportHelp,
+     run_report},
+    {"overlap", "compare a sampled profile with a reference: overlap and hot-cover",
+     kOverlapHelp, run_overlap},
+    {"merge", "sum the profiles of several runs", kMergeHelp, run_merge},
 };
 
 const Command* find_command(std::string_view name) {

@@ -49,7 +49,7 @@ struct InstrumentSummary {
   size_t signature_files_removed = 0;  // jar signatures are stripped (the classes change)
   std::map<std::string, size_t> methods_by_transform;  // "full" -> 120, "unchanged" -> 4
   std::map<std::string, size_t> fallbacks_by_reason;   // short reason -> count
-  uint64_t class_bytes_before = 0;  // of the classes rewritten
+  uint64_t class_bytes_before = 0;                     // of the classes rewritten
   uint64_t class_bytes_after = 0;
   double seconds = 0;
 };

@@ -76,16 +76,10 @@ std::vector<std::string> spell(const std::vector<VType>& list, const ConstantPoo
                                bool trim) {
   std::vector<std::string> out;
   for (const VType& v : list) {
-    switch (v.tag) {
-      case VTag::kObject:
-        out.push_back("L" + std::string(pool.class_name(v.data).value_or("?")));
-        break;
-      case VTag::kUninitialized:
-        out.push_back("U" + std::to_string(v.data));
-        break;
-      default:
-        out.push_back(std::string(1, "TIFDJNu"[static_cast<int>(v.tag)]));
-    }
+    // One letter per tag (Top Int Float Double Long Null uninitialized-this), then the detail.
+    std::string& e = out.emplace_back(1, "TIFDJNuLU"[static_cast<int>(v.tag)]);
+    if (v.tag == VTag::kObject) e.append(pool.class_name(v.data).value_or("?"));
+    if (v.tag == VTag::kUninitialized) e.append(std::to_string(v.data));
     if (v.is_wide()) out.push_back("T");
   }
   while (trim && !out.empty() && out.back() == "T") out.pop_back();

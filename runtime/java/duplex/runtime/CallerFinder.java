@@ -97,8 +97,18 @@ final class CallerFinder {
     throw new IllegalStateException(name);
   }
 
+  /**
+   * Set by the duplex agent (option nativeStack, on by default) after it registered
+   * {@link #nativeCallerOfCallee}: the caller then comes from JVMTI GetStackTrace.
+   */
+  static volatile boolean nativeStack;
+
+  /** The agent's version of callerOfCallee (same frames skipped, same result). */
+  private static native Frame nativeCallerOfCallee();
+
   /** The caller of the first non-runtime frame on this thread's stack, or null. */
   static Frame callerOfCallee() {
+    if (nativeStack) return nativeCallerOfCallee();
     if (WALKER == null) return fromStackTrace();
     try {
       return (Frame) WALK.invoke(WALKER, PICK);

@@ -297,6 +297,30 @@ public final class Duplex {
 
   public static long backedgesExecuted() { return Sampler.counts()[3]; }
 
+  /**
+   * Stops profiling for good: sampling off (interval 0) and, under the duplex agent
+   * (libduplexagent.so), every class the agent rewrote is retransformed back to its original
+   * bytes, so the framework costs nothing any more. Returns true if the agent restored the
+   * classes (now or earlier); false without the agent, where only sampling is turned off.
+   */
+  public static boolean stop() {
+    setInterval(0);
+    return agentPresent && agentStop0();
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Hooks of the duplex agent. libduplexagent.so registers these natives with RegisterNatives and
+  // then sets agentPresent; without the agent they are never called.
+
+  /** Set by the agent once its natives are registered. */
+  static volatile boolean agentPresent;
+
+  /** Stops sampling and restores the agent's classes to their original bytes. */
+  static native boolean agentStop0();
+
+  /** The agent's statistics for the profile's run element: attribute name, value, name, ... */
+  static native String[] agentStats0();
+
   // ---------------------------------------------------------------------------------------------
   // Internals.
 

@@ -100,12 +100,27 @@ final class ProfileWriter {
     attr(sb, "duration-ms", Long.toString(end - Duplex.START_MILLIS));
     attr(sb, "counts-since", iso(Duplex.countsSinceMillis));
     attr(sb, "reason", reason);
+    if (Duplex.agentPresent) agentAttributes(sb);
     sb.append("/>\n");
     callEdges(sb);
     fields(sb);
     events(sb);
     sb.append("</duplex-profile>\n");
     return sb.toString();
+  }
+
+  /** The agent's statistics (class transform times and counts) as attributes of run. */
+  private static void agentAttributes(StringBuilder sb) {
+    String[] kv;
+    try {
+      kv = Duplex.agentStats0();
+    } catch (LinkageError e) {
+      return; // natives not registered
+    }
+    if (kv == null) return;
+    for (int i = 0; i + 1 < kv.length; i += 2) {
+      if (kv[i] != null && kv[i + 1] != null) attr(sb, kv[i], kv[i + 1]);
+    }
   }
 
   private static void callEdges(StringBuilder sb) {

@@ -1,0 +1,439 @@
+"""Real Java programs for duplex's end-to-end checks and measurements.
+
+Each workload is a Debian-packaged program (or library plus a small driver shipped here as Java
+source), with the jars to rewrite, a main class, arguments, inputs prepared in a cache directory,
+and a normaliser that turns one run into text that is equal across correct runs (timings and
+other run-dependent lines removed). Standard library only.
+
+Cache: $DUPLEX_BENCH_CACHE, else build/bench-cache of this checkout.
+"""
+
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Dict, List, Optional
+
+REPO = Path(__file__).resolve().parent.parent
+BENCH = REPO / "bench"
+SHARE = Path("/usr/share/java")
+MIME_XML = Path("/usr/share/mime/packages/freedesktop.org.xml")
+JQUERY = Path("/usr/share/javascript/jquery/jquery.js")
+HIGHLIGHT = Path("/usr/share/javascript/highlight.js/highlight.js")
+BSH_TAR = Path("/usr/src/bsh-src/bsh.tar.gz")
+JAVA_HOME = Path(os.environ.get("JAVA_HOME", "/usr/lib/jvm/java-17-openjdk-amd64"))
+
+
+def java_bin(name: str = "java") -> str:
+    p = JAVA_HOME / "bin" / name
+    return str(p) if p.exists() else name
+
+
+def cache_dir() -> Path:
+    d = Path(os.environ.get("DUPLEX_BENCH_CACHE", REPO / "build" / "bench-cache"))
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr, flush=True)
+
+
+# ---------------------------------------------------------------------------------------------
+# Packages
+
+
+def missing_packages(packages: List[str]) -> List[str]:
+    missing = []
+    for p in packages:
+        r = subprocess.run(["dpkg-query", "-W", "-f=${Status}", p],
+                           capture_output=True, text=True)
+        if "install ok installed" not in r.stdout:
+            missing.append(p)
+    return missing
+
+
+def ensure_packages(packages: List[str]) -> None:
+    """Installs missing Debian packages when running as root; otherwise says what to install."""
+    missing = missing_packages(packages)
+    if not missing:
+        return
+    if os.geteuid() != 0:
+        raise SystemExit("bench: missing packages %s (run scripts/install-deps.sh --with-tests)"
+                         % " ".join(missing))
+    log("bench: installing " + " ".join(missing))
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)
+    subprocess.run(["apt-get", "install", "-y", "-qq", "--no-install-recommends"] + missing,
+                   check=True, env=env, stdout=subprocess.DEVNULL)
+
+
+# ---------------------------------------------------------------------------------------------
+# Workloads
+
+
+@dataclass
+class Workload:
+    name: str
+    description: str
+    packages: List[str]
+    app_jars: List[Path]                     # rewritten by duplex, in classpath order
+    main: str
+    args: Callable[[Path, Path, str], List[str]]  # (prepared dir, run dir, size) -> arguments
+    normalise: Callable[[str, str, Path], str]  # (stdout, stderr, run dir) -> comparable text
+    prepare: Callable[["Workload", Path], List[Path]] = None  # -> extra classpath entries
+    threads: int = 1                         # application threads doing the work
+    classes: int = 0                         # classes in app_jars (informational)
+    # Sizes: "bench" runs for a few seconds; "check" is small enough to run with every call
+    # edge recorded (interval 1), which costs a stack walk per call.
+
+    def prep_dir(self) -> Path:
+        d = cache_dir() / "inputs" / self.name
+        d.mkdir(parents=True, exist_ok=True)
+        return d
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _stamp_ok(stamp: Path, key: str) -> bool:
+    return stamp.exists() and stamp.read_text() == key
+
+
+def _compile_driver(w: Workload, source: Path) -> List[Path]:
+    """javac's the driver into the cache, once per version of its source."""
+    out = w.prep_dir() / "classes"
+    key = _sha256(source.read_bytes()) + ":" + ":".join(str(j) for j in w.app_jars)
+    stamp = out / ".stamp"
+    if not _stamp_ok(stamp, key):
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        cp = ":".join(str(j) for j in w.app_jars)
+        subprocess.run([java_bin("javac"), "-nowarn", "-d", str(out), "-cp", cp, str(source)],
+                       check=True)
+        stamp.write_text(key)
+    return [out]
+
+
+def _keep_stdout(stdout: str, stderr: str, run_dir: Path) -> str:
+    return stdout
+
+
+# H2 -----------------------------------------------------------------------------------------
+
+H2_SIZES = {"bench": (2000, 20000), "check": (200, 1500)}
+
+
+def _h2_prepare(w: Workload, prep: Path) -> List[Path]:
+    template = (BENCH / "workloads/h2/bench.sql").read_text()
+    for size, (customers, orders) in H2_SIZES.items():
+        sql = template.replace("{{CUSTOMERS}}", str(customers)).replace("{{ORDERS}}", str(orders))
+        p = prep / ("bench-%s.sql" % size)
+        if not p.exists() or p.read_text() != sql:
+            p.write_text(sql)
+    return []
+
+
+def _h2_args(prep: Path, run: Path, size: str) -> List[str]:
+    return ["-url", "jdbc:h2:mem:bench", "-script", str(prep / ("bench-%s.sql" % size)),
+            "-showResults"]
+
+
+# Eclipse compiler ---------------------------------------------------------------------------
+
+def _ecj_prepare(w: Workload, prep: Path) -> List[Path]:
+    stamp = prep / ".stamp"
+    key = "v2:%s:%d" % (BSH_TAR, BSH_TAR.stat().st_size)
+    if not _stamp_ok(stamp, key):
+        shutil.rmtree(prep / "bsh", ignore_errors=True)
+        with tarfile.open(BSH_TAR) as t:
+            t.extractall(prep / "bsh")
+        # BeanShell's interpreter and its bundled ASM; the servlet and BSF glue need jars that
+        # are not installed.
+        roots = [prep / "bsh" / "src", prep / "bsh" / "asm" / "src"]
+        files = sorted(str(p) for r in roots for p in r.rglob("*.java") if "/servlet/" not in str(p))
+        (prep / "files.txt").write_text("\n".join(files) + "\n")
+        stamp.write_text(key)
+    return []
+
+
+def _ecj_args(prep: Path, run: Path, size: str) -> List[str]:
+    return ["-repeat", "2" if size == "bench" else "1", "-8", "-nowarn", "-proc:none", "-proceedOnError",
+            "-d", str(run / "classes"), "@" + str(prep / "files.txt")]
+
+
+def _ecj_normalise(stdout: str, stderr: str, run: Path) -> str:
+    lines = []
+    out = run / "classes"
+    for p in sorted(out.rglob("*.class")):
+        lines.append("%s %s" % (p.relative_to(out), _sha256(p.read_bytes())[:16]))
+    problems = [l for l in (stdout + stderr).splitlines() if re.match(r"^\d+ problems? \(", l)]
+    lines.append("classes written: %d" % (len(lines)))
+    lines.extend(problems)
+    return "\n".join(lines) + "\n"
+
+
+# Rhino --------------------------------------------------------------------------------------
+
+def _rhino_args(prep: Path, run: Path, size: str) -> List[str]:
+    # -opt -1: interpret, so the work stays in js.jar instead of classes generated at run time.
+    return ["-opt", "-1", str(BENCH / "workloads/rhino/highlight.js"), str(HIGHLIGHT),
+            str(JQUERY), "2" if size == "bench" else "1", "30000" if size == "bench" else "3000"]
+
+
+# Xalan --------------------------------------------------------------------------------------
+
+def _mime_subset(prep: Path, types: int) -> Path:
+    """The MIME database cut after its first `types` mime-type elements (DTD kept)."""
+    p = prep / ("mime-%d.xml" % types)
+    if not p.exists():
+        text = MIME_XML.read_text(encoding="utf-8")
+        end = 0
+        for _ in range(types):
+            end = text.index("</mime-type>", end) + len("</mime-type>")
+        p.write_text(text[:end] + "\n</mime-info>\n", encoding="utf-8")
+    return p
+
+
+def _xalan_args(prep: Path, run: Path, size: str) -> List[str]:
+    src = MIME_XML if size == "bench" else _mime_subset(prep, 60)
+    return ["-IN", str(src), "-XSL", str(BENCH / "workloads/xalan/mime.xsl"),
+            "-OUT", str(run / "out.xml")]
+
+
+def _xalan_normalise(stdout: str, stderr: str, run: Path) -> str:
+    p = run / "out.xml"
+    return stdout + (p.read_text(encoding="utf-8") if p.exists() else "(no out.xml)\n")
+
+
+# Sunflow ------------------------------------------------------------------------------------
+
+def _sunflow_prepare(w: Workload, prep: Path) -> List[Path]:
+    """Renders the golden images (resources/golden_XXXX.png) once with the original jar."""
+    golden = prep / "resources" / "golden_0080.png"
+    if not golden.exists():
+        (prep / "resources").mkdir(parents=True, exist_ok=True)
+        log("bench: sunflow: rendering the reference images (-regen), once")
+        subprocess.run([java_bin(), "-cp", str(SHARE / "sunflow.jar"), "org.sunflow.Benchmark",
+                        "-regen"], cwd=prep, check=True, stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return [prep]  # Benchmark finds /resources/golden_0080.png on the class path
+
+
+def _sunflow_normalise(stdout: str, stderr: str, run: Path) -> str:
+    return "".join(l + "\n" for l in (stdout + stderr).splitlines() if "Image check" in l)
+
+
+# Xerces -------------------------------------------------------------------------------------
+
+def _xerces_args(prep: Path, run: Path, size: str) -> List[str]:
+    if size == "bench":
+        return ["-x", "20", "-n", str(MIME_XML)]
+    return ["-x", "2", "-n", str(_mime_subset(prep, 60))]
+
+
+def _xerces_normalise(stdout: str, stderr: str, run: Path) -> str:
+    return re.sub(r"\d+/\d+=\d+ ms|\d+ ms", "T ms", stdout)
+
+
+# commons-compress + xz ----------------------------------------------------------------------
+
+def _compress_prepare(w: Workload, prep: Path) -> List[Path]:
+    return _compile_driver(w, BENCH / "workloads/compress/CompressRoundTrip.java")
+
+
+def _compress_args(prep: Path, run: Path, size: str) -> List[str]:
+    return [str(run / "work"), "1", "300000" if size == "bench" else "20000", str(JQUERY)]
+
+
+# Bouncy Castle ------------------------------------------------------------------------------
+
+def _bcprov_prepare(w: Workload, prep: Path) -> List[Path]:
+    return _compile_driver(w, BENCH / "workloads/bcprov/CryptoWorkload.java")
+
+
+def _bcprov_args(prep: Path, run: Path, size: str) -> List[str]:
+    if size == "bench":
+        return [str(JQUERY), "12"]
+    return [str(JQUERY), "1", "3000", "200"]
+
+
+WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
+    Workload("h2", "H2 2.1 SQL database, in-memory script with joins and aggregates",
+             ["libh2-java"], [SHARE / "h2.jar"], "org.h2.tools.RunScript", _h2_args,
+             _keep_stdout, _h2_prepare, classes=1026),
+    Workload("ecj", "Eclipse compiler 3.32 compiling the BeanShell sources (bsh-src) twice",
+             ["libeclipse-jdt-core-java", "bsh-src"], [SHARE / "eclipse-jdt-core.jar"],
+             "org.eclipse.jdt.internal.compiler.batch.Main", _ecj_args, _ecj_normalise,
+             _ecj_prepare, classes=2090),
+    Workload("rhino", "Rhino 1.7.14 interpreting highlight.js over jQuery",
+             ["librhino-java", "libjs-highlight.js", "libjs-jquery"], [SHARE / "js.jar"],
+             "org.mozilla.javascript.tools.shell.Main", _rhino_args, _keep_stdout, classes=549),
+    Workload("xalan", "Xalan 2.7.2 XSLT summarising the freedesktop.org MIME database",
+             ["libxalan2-java", "libxerces2-java", "shared-mime-info"],
+             [SHARE / "xalan2.jar", SHARE / "serializer.jar", SHARE / "xercesImpl.jar"],
+             "org.apache.xalan.xslt.Process", _xalan_args, _xalan_normalise, classes=2670),
+    Workload("sunflow", "Sunflow 0.07.2 ray tracer benchmark, 2 threads, 128x128",
+             ["libsunflow-java"], [SHARE / "sunflow.jar"], "org.sunflow.Benchmark",
+             lambda prep, run, size: ["-bench", "2", "128" if size == "bench" else "32"],
+             _sunflow_normalise, _sunflow_prepare,
+             threads=2, classes=265),
+    Workload("xerces", "Xerces 2.12 SAX Counter, 20 parses of the MIME database",
+             ["libxerces2-java", "shared-mime-info"],
+             [SHARE / "xercesImpl.jar", SHARE / "xercesSamples.jar"], "sax.Counter",
+             _xerces_args, _xerces_normalise),
+    Workload("compress", "commons-compress 1.22 + xz 1.9 round trips (gz, bzip2, xz, tar, zip, 7z)",
+             ["libcommons-compress-java", "libxz-java", "libjs-jquery"],
+             [SHARE / "commons-compress.jar", SHARE / "xz.jar"], "CompressRoundTrip",
+             _compress_args, _keep_stdout, _compress_prepare, classes=449),
+    Workload("bcprov", "Bouncy Castle 1.72 hashing, encrypting and signing jQuery",
+             ["libbcprov-java", "libjs-jquery"], [SHARE / "bcprov.jar"], "CryptoWorkload",
+             _bcprov_args, _keep_stdout, _bcprov_prepare, classes=4006),
+]}
+
+
+def get(name: str) -> Workload:
+    if name not in WORKLOADS:
+        raise SystemExit("bench: unknown workload %r (known: %s)" % (name, " ".join(WORKLOADS)))
+    return WORKLOADS[name]
+
+
+def prepare(w: Workload) -> List[Path]:
+    """Installs packages and prepares inputs; returns the extra (never rewritten) class path."""
+    ensure_packages(w.packages)
+    if w.prepare is None:
+        return []
+    return w.prepare(w, w.prep_dir())
+
+
+# ---------------------------------------------------------------------------------------------
+# Running
+
+
+@dataclass
+class RunResult:
+    ok: bool            # exit status 0
+    status: int
+    output: str         # normalised
+    wall: float         # seconds
+    cpu: float          # user + system seconds of the JVM process
+    stdout: str
+    stderr: str
+    run_dir: Path
+
+
+def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
+    return ":".join(str(p) for p in (jars or w.app_jars) + extra)
+
+
+_run_counter = [0]
+
+
+def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
+        jvm_opts: Optional[List[str]] = None, keep: bool = False,
+        timeout: float = 1800, size: str = "bench") -> RunResult:
+    """Runs the workload once in a fresh run directory and normalises its output."""
+    _run_counter[0] += 1
+    run_dir = cache_dir() / "runs" / ("%s-%d-%d" % (w.name, os.getpid(), _run_counter[0]))
+    shutil.rmtree(run_dir, ignore_errors=True)
+    run_dir.mkdir(parents=True)
+    prep = w.prep_dir()
+    cmd = [java_bin()] + (jvm_opts or []) + ["-cp", classpath(w, extra, jars), w.main] + \
+        w.args(prep, run_dir, size)
+    out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
+    with open(out_path, "wb") as out, open(err_path, "wb") as err:
+        t0 = time.monotonic()
+        p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=run_dir)
+        deadline = t0 + timeout
+        while True:
+            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                p.kill()
+                pid, status, usage = os.wait4(p.pid, 0)
+                break
+            time.sleep(0.01)
+        wall = time.monotonic() - t0
+    p.returncode = os.waitstatus_to_exitcode(status)
+    stdout = out_path.read_text(errors="replace")
+    stderr = err_path.read_text(errors="replace")
+    try:
+        output = w.normalise(stdout, stderr, run_dir)
+    except Exception as e:  # a broken run may leave no files behind
+        output = "(normaliser failed: %s)\n" % e
+    (run_dir / "normalised.txt").write_text(output)
+    r = RunResult(p.returncode == 0, p.returncode, output, wall,
+                  usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir)
+    if not keep:
+        shutil.rmtree(run_dir, ignore_errors=True)
+    return r
+
+
+# ---------------------------------------------------------------------------------------------
+# duplex
+
+
+DUPLEX = Path(os.environ.get("DUPLEX", REPO / "build" / "tools" / "duplex"))
+RUNTIME_JAR = Path(os.environ.get("DUPLEX_RUNTIME_JAR", REPO / "build" / "runtime" /
+                                  "duplex-runtime.jar"))
+
+
+@dataclass
+class InstrumentResult:
+    jar: Path
+    summary: str        # duplex's summary lines
+    seconds: float      # rewriting time (0 when reused from the cache)
+
+
+def instrument(src: Path, dest_dir: Path, mode: str, profile: str,
+               extra_args: Optional[List[str]] = None) -> InstrumentResult:
+    """Rewrites one jar, reusing an earlier result made by the same duplex from the same input."""
+    dest_dir.mkdir(parents=True, exist_ok=True)
+    dest = dest_dir / src.name
+    summary_file = dest_dir / (src.name + ".summary")
+    key = "%s %s %s %s %d %d" % (mode, profile, " ".join(extra_args or []), src,
+                                 src.stat().st_mtime_ns, DUPLEX.stat().st_mtime_ns)
+    stamp = dest_dir / (src.name + ".stamp")
+    if dest.exists() and _stamp_ok(stamp, key) and summary_file.exists():
+        return InstrumentResult(dest, summary_file.read_text(), 0.0)
+    cmd = [str(DUPLEX), "instrument", str(src), "-o", str(dest), "--mode", mode]
+    if profile:
+        cmd += ["--profile", profile]
+    cmd += extra_args or []
+    t0 = time.monotonic()
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    secs = time.monotonic() - t0
+    if r.returncode != 0 or not dest.exists():
+        raise RuntimeError("duplex instrument failed (%d): %s\n%s" %
+                           (r.returncode, " ".join(cmd), r.stderr[-2000:]))
+    summary_file.write_text(r.stdout + r.stderr)
+    stamp.write_text(key)
+    return InstrumentResult(dest, r.stdout + r.stderr, secs)
+
+
+def class_bytes(jar: Path) -> int:
+    """Total size of the .class entries of a jar (uncompressed), nested jars not included."""
+    import zipfile
+    with zipfile.ZipFile(jar) as z:
+        return sum(i.file_size for i in z.infolist() if i.filename.endswith(".class"))
+
+
+def runtime_opts(interval: Optional[int] = None, out: Optional[Path] = None,
+                 **settings) -> List[str]:
+    opts = ["-Xbootclasspath/a:" + str(RUNTIME_JAR)]
+    if interval is not None:
+        opts.append("-Dduplex.interval=%d" % interval)
+    # Never os.devnull: the runtime writes a temporary file next to the target and renames it
+    # over the target. A relative name lands in the run directory (the JVM's working directory).
+    opts.append("-Dduplex.out=" + str(out if out else "duplex-profile.xml"))
+    for k, v in settings.items():
+        opts.append("-Dduplex.%s=%s" % (k, v))
+    return opts

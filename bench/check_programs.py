@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""End-to-end check of duplex on real programs.
+
+For each program and each rewriting mode: rewrites every application jar with `duplex
+instrument`, verifies every rewritten class with HotSpot (tests/scripts/verify_dir.sh,
+-Xverify:all), runs the rewritten program at sampling intervals 1, 1000 and 0 and compares its
+normalised output with the original program's. Prints a table; exits 1 if anything failed.
+
+  check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size check|bench]
+                    [MODES...]
+
+MODES default to full partial nodup exhaustive checks auto. --quick: the first two programs of
+QUICK_PROGRAMS and the first two modes given (default full nodup). SKIPs from the verifier
+(classes whose optional dependencies are not installed) are reported, never failures.
+"""
+
+import argparse
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
+
+ALL_MODES = ["full", "partial", "nodup", "exhaustive", "checks", "auto"]
+QUICK_PROGRAMS = ["bcprov", "xalan"]
+PROFILE = "call-edge,field-access"
+
+
+def verify(jar: Path, deps: list) -> dict:
+    cp = ":".join(str(d) for d in [benchlib.RUNTIME_JAR] + deps)
+    r = subprocess.run(["sh", str(benchlib.REPO / "tests/scripts/verify_dir.sh"), "--cp", cp,
+                        str(jar)], capture_output=True, text=True)
+    m = re.search(r"verified (\d+) classes, (\d+) failed, (\d+) skipped", r.stdout)
+    res = {"verified": int(m.group(1)) if m else 0, "failed": int(m.group(2)) if m else -1,
+           "skipped": int(m.group(3)) if m else 0, "status": r.returncode,
+           "fails": [l for l in r.stdout.splitlines() if l.startswith("FAIL")],
+           "skips": [l for l in r.stdout.splitlines() if l.startswith("SKIP")]}
+    if not m:
+        res["fails"].append("verify_dir.sh gave no summary (exit %d): %s" %
+                            (r.returncode, r.stderr.strip()[-500:]))
+    return res
+
+
+def rewritten_count(summary: str) -> str:
+    m = re.search(r"rewrote (\d+) of (\d+) classes", summary)
+    return "%s/%s" % (m.group(1), m.group(2)) if m else "?"
+
+
+def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: str) -> list:
+    w = benchlib.get(name)
+    extra = benchlib.prepare(w)
+    ref = benchlib.run(w, extra, size=size)
+    rows = []
+    if not ref.ok:
+        benchlib.log("%s: the original program failed (exit %d):\n%s" %
+                     (name, ref.status, ref.stderr[-2000:]))
+        return [dict(program=name, mode="original", ok=False, note="original run failed")]
+    (out_dir / ("%s.expected.txt" % name)).write_text(ref.output)
+    benchlib.log("%s: original run ok (wall %.1f s, cpu %.1f s)" % (name, ref.wall, ref.cpu))
+    for mode in modes:
+        row = dict(program=name, mode=mode, ok=True, notes=[])
+        dest = benchlib.cache_dir() / "instrumented" / name / ("%s-both" % mode)
+        try:
+            inst = [benchlib.instrument(j, dest, mode, PROFILE) for j in w.app_jars]
+        except RuntimeError as e:
+            row.update(ok=False, rewritten="ERR", verify="-", runs="-")
+            row["notes"].append(str(e).splitlines()[0])
+            rows.append(row)
+            continue
+        jars = [i.jar for i in inst]
+        row["rewritten"] = " ".join(rewritten_count(i.summary) for i in inst)
+        v_ok = v_fail = v_skip = 0
+        for i, jar in enumerate(jars):
+            v = verify(jar, jars[:i] + jars[i + 1:] + extra)
+            v_ok += v["verified"] - max(v["failed"], 0)
+            v_fail += v["failed"] if v["failed"] >= 0 else 1
+            v_skip += v["skipped"]
+            for f in v["fails"][:5]:
+                row["notes"].append("%s: %s" % (jar.name, f))
+            if v["skips"]:
+                (out_dir / ("%s-%s-%s.skips.txt" % (name, mode, jar.stem))).write_text(
+                    "\n".join(v["skips"]) + "\n")
+        row["verify"] = "%d ok, %d failed, %d skipped" % (v_ok, v_fail, v_skip)
+        if v_fail:
+            row["ok"] = False
+        # Exhaustive instrumentation never samples, so one run covers it.
+        its = intervals if mode != "exhaustive" else [intervals[0]]
+        results = []
+        for it in its:
+            r = benchlib.run(w, extra, jars, benchlib.runtime_opts(it, mode=mode), size=size)
+            same = r.ok and r.output == ref.output
+            results.append("i%d:%s" % (it, "ok" if same else ("DIFF" if r.ok else "EXIT%d" % r.status)))
+            benchlib.log("%s %s interval %d: %s (wall %.1f s, cpu %.1f s)" %
+                         (name, mode, it, "same output" if same else "MISMATCH", r.wall, r.cpu))
+            if not same:
+                row["ok"] = False
+                bad = out_dir / ("%s-%s-i%d.actual.txt" % (name, mode, it))
+                bad.write_text(r.output + "\n--- stderr (tail) ---\n" + r.stderr[-4000:])
+                row["notes"].append("interval %d: output differs, see %s" % (it, bad))
+        row["runs"] = " ".join(results)
+        rows.append(row)
+    return rows
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--programs", help="comma-separated (default: all, or the quick pair)")
+    ap.add_argument("--intervals", default="1,1000,0")
+    ap.add_argument("--size", choices=["check", "bench"], default="check",
+                    help="input size (default check: small, since interval 1 records every event)")
+    ap.add_argument("modes", nargs="*")
+    a = ap.parse_args()
+    for m in a.modes:
+        if m not in ALL_MODES:
+            ap.error("unknown mode %r (modes: %s)" % (m, " ".join(ALL_MODES)))
+    modes = a.modes or (["full", "nodup"] if a.quick else ALL_MODES)
+    if a.quick:
+        modes = modes[:2]
+    programs = a.programs.split(",") if a.programs else (
+        QUICK_PROGRAMS if a.quick else list(benchlib.WORKLOADS))
+    intervals = [int(x) for x in a.intervals.split(",")]
+    for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR):
+        if not p.exists():
+            raise SystemExit("check_programs: %s is missing (build with ninja -C build)" % p)
+    out_dir = benchlib.cache_dir() / "check"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    t0 = time.monotonic()
+    rows = []
+    for name in programs:
+        rows.extend(check_program(name, modes, intervals, out_dir, a.size))
+    header = ("program", "mode", "rewritten classes", "verification", "runs (same output?)",
+              "result")
+    table = [header] + [(r["program"], r["mode"], r.get("rewritten", "-"), r.get("verify", "-"),
+                         r.get("runs", "-"), "ok" if r["ok"] else "FAIL") for r in rows]
+    widths = [max(len(str(t[i])) for t in table) for i in range(len(header))]
+    print()
+    for t in table:
+        print("  ".join(str(c).ljust(widths[i]) for i, c in enumerate(t)).rstrip())
+    notes = [(r["program"], r["mode"], n) for r in rows for n in r.get("notes", [])]
+    if notes:
+        print("\nnotes:")
+        for p, m, n in notes:
+            print("  %s %s: %s" % (p, m, n))
+    failed = sum(1 for r in rows if not r["ok"])
+    print("\n%d of %d program/mode pairs passed in %.0f s (outputs and skip lists in %s)" %
+          (len(rows) - failed, len(rows), time.monotonic() - t0, out_dir))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,22 @@
+#!/bin/sh
+# Runs the fuzzer for SECONDS (default 600) on one core, seeded with real classes.
+#
+#   fuzz/run.sh [SECONDS] [extra libFuzzer flags...]
+#
+# Work directory: build-fuzz/ (override with FUZZ_DIR). The growing corpus is kept in
+# FUZZ_DIR/corpus between runs; crashes land in FUZZ_DIR/artifacts/; the log of the last run is
+# FUZZ_DIR/fuzz-0.log.
+set -eu
+root=$(cd "$(dirname "$0")/.." && pwd)
+dir=${FUZZ_DIR:-$root/build-fuzz}
+secs=${1:-600}
+[ $# -gt 0 ] && shift
+[ -x "$dir/fuzz_classfile" ] || "$root/fuzz/build.sh" "$dir"
+[ -d "$dir/seeds" ] || "$root/fuzz/seeds.sh" "$dir/seeds"
+mkdir -p "$dir/corpus" "$dir/artifacts"
+cd "$dir"
+# -jobs=1: one fuzzing process (its output goes to fuzz-0.log), leaving the other cores free.
+# New inputs go to corpus/ (the first directory); seeds/ is only read.
+exec ./fuzz_classfile -jobs=1 -max_total_time="$secs" -max_len=65536 -timeout=10 \
+  -rss_limit_mb=2048 -dict="$root/fuzz/classfile.dict" -artifact_prefix=artifacts/ \
+  -print_final_stats=1 "$@" corpus seeds

@@ -1,0 +1,47 @@
+// The options of libduplexagent.so: `-agentpath:libduplexagent.so=key=value,key=value`.
+//
+// Parsing is strict: an unknown option, a bad value or a non-repeatable option given twice is
+// an error whose message names it, and the agent then stops the JVM at startup. Runtime
+// settings are validated here with the same rules as runtime/java/duplex/runtime/Options.java,
+// so a wrong value is reported before the JVM runs any code, not at the runtime's class init.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "rewriter/rewriter.h"
+
+namespace duplex::agent {
+
+enum class LogLevel : uint8_t { kQuiet, kInfo, kDebug };
+
+struct AgentOptions {
+  Mode mode = Mode::kFull;
+  std::string mode_text = "full";
+  std::vector<std::string> profile = {"call-edge", "field-access"};
+  std::string profile_text = "call-edge+field-access";
+  // Dotted class-name globs (lib/duplex/instrument.h glob_match); excludes win.
+  std::vector<std::string> include;
+  std::vector<std::string> exclude;
+  bool jdk = false;  // also rewrite bootstrap and platform classes (never the runtime's own)
+  LogLevel log = LogLevel::kQuiet;
+  int64_t stop_ms = -1;      // stop=<duration>; -1 = never
+  bool count_edges = false;  // rewriter test option: count entries and back edges
+  bool native_stack = true;  // let the runtime find call-edge callers with JVMTI GetStackTrace
+  // duplex.<name> system properties for the Java runtime, in the order given.
+  std::vector<std::pair<std::string, std::string>> runtime_properties;
+};
+
+// Parses the agent's option string (may be null or empty). On error returns false and sets
+// `error` to one line naming the option.
+bool parse_agent_options(const char* text, AgentOptions& out, std::string& error);
+
+// "30s", "500ms", "2m", "1h" -> milliseconds; -1 if malformed.
+int64_t parse_duration_ms(const std::string& text);
+
+// Help text listing the options (one line each).
+const char* agent_options_help();
+
+}  // namespace duplex::agent

@@ -1,0 +1,44 @@
+#!/bin/sh
+# Rewrites the Java fixtures in every mode and checks that each rewritten class passes the
+# HotSpot verifier and that the fixtures print exactly what the originals print, at sampling
+# intervals 1 (every check samples), 1000 and 0 (sampling off).
+#
+#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE...]
+set -eu
+duplex=$1 runtime=$2 fixtures=$3 harness=$4
+shift 4
+modes=${*:-full partial nodup exhaustive checks auto}
+here=$(cd "$(dirname "$0")" && pwd)
+verify="$here/../scripts/verify_dir.sh"
+flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+# shellcheck disable=SC2086
+java $flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$tmp/original.txt" 2>&1
+failed=0
+for mode in $modes; do
+  out="$tmp/$mode"
+  "$duplex" instrument "$fixtures" -o "$out" --mode "$mode" --quiet
+  if ! "$verify" --harness "$harness" --cp "$runtime" "$out" >"$tmp/verify.txt" 2>&1; then
+    echo "FAIL $mode: rewritten fixtures do not verify:"; cat "$tmp/verify.txt"; failed=1; continue
+  fi
+  for interval in 1 1000 0; do
+    # shellcheck disable=SC2086
+    java $flags -Xbootclasspath/a:"$runtime" -Dduplex.interval=$interval \
+      -Dduplex.out="$tmp/$mode-$interval.xml" -cp "$harness" duplex.test.RunFixtures "$out" \
+      >"$tmp/run.txt" 2>&1 || true
+    if ! diff -u "$tmp/original.txt" "$tmp/run.txt" >"$tmp/diff.txt"; then
+      echo "FAIL $mode interval $interval: output differs"; head -40 "$tmp/diff.txt"; failed=1
+    fi
+  done
+  # Sampling at interval 1 must have recorded events (except in checks-only mode).
+  if [ "$mode" != checks ] && ! grep -q '<field ' "$tmp/$mode-1.xml"; then
+    echo "FAIL $mode: the interval-1 profile holds no field accesses"; failed=1
+  fi
+  if [ "$mode" != checks ] && ! grep -q '<edge ' "$tmp/$mode-1.xml"; then
+    echo "FAIL $mode: the interval-1 profile holds no call edges"; failed=1
+  fi
+  echo "ok $mode: $(tail -n 1 "$tmp/verify.txt"); same output at intervals 1, 1000, 0"
+done
+exit $failed

@@ -1,0 +1,225 @@
+// Tests of the sampling rewriter on small methods compiled here with javac: what each mode
+// places (checks, duplicated blocks), Partial-Duplication's removal of top and bottom nodes,
+// fallbacks and their reasons, determinism, refusal of rewritten classes, and golden listings
+// of one method per mode (a loop, a call and a field access: the paper's Figure 2).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "classfile/class_file.h"
+#include "classfile/disassembler.h"
+#include "rewriter/rewriter.h"
+#include "test_support.h"
+
+using namespace duplex;
+namespace fs = std::filesystem;
+
+namespace {
+
+// A class with one method per situation. `big` grows past HotSpot's HugeMethodLimit when
+// duplicated.
+std::string probe_source() {
+  std::ostringstream big;
+  for (int i = 0; i < 480; ++i) big << "    x = x * " << i << " + (x >> 3);\n";
+  big << "    counter = x;\n";
+  return "public class Probe {\n"
+         "  static int counter;\n"
+         "  int field;\n"
+         "  static int sumArray(int[] a) { int s = 0; for (int i = 0; i < a.length; i++) s += "
+         "a[i]; return s; }\n"
+         "  int loopWithField(int n) { int s = 0; for (int i = 0; i < n; i++) s += field; return "
+         "s; }\n"
+         "  static int afterLoopField(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; "
+         "counter = s; return s; }\n"
+         "  static int scale(int v) { return v * 3; }\n"
+         "  static int golden(int[] data) {\n"
+         "    int total = 0;\n"
+         "    for (int i = 0; i < data.length; i++) total += scale(data[i]);\n"
+         "    counter = total;\n"
+         "    return total;\n"
+         "  }\n"
+         "  static void big(int x) {\n" +
+         big.str() +
+         "  }\n"
+         "}\n";
+}
+
+const std::vector<uint8_t>& probe_class() {
+  static std::vector<uint8_t> bytes = [] {
+    static test::TempDir dir;
+    fs::path src = dir.path() / "Probe.java";
+    std::ofstream(src) << probe_source();
+    std::string cmd = "javac -g -d '" + dir.path().string() + "' '" + src.string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) return std::vector<uint8_t>{};
+    return test::read_file(dir.path() / "Probe.class");
+  }();
+  return bytes;
+}
+
+RewriteOptions options_for(Mode mode, std::vector<std::string> profiles) {
+  RewriteOptions o;
+  o.mode = mode;
+  for (const auto& p : profiles) o.instrumentations.push_back(make_builtin_instrumentation(p));
+  return o;
+}
+
+std::map<std::string, MethodReport> reports(const ClassRewrite& r) {
+  std::map<std::string, MethodReport> out;
+  for (const MethodReport& m : r.methods) out[m.method.substr(0, m.method.find('('))] = m;
+  return out;
+}
+
+ClassRewrite rewrite(Mode mode, std::vector<std::string> profiles) {
+  auto r = rewrite_class(probe_class(), options_for(mode, std::move(profiles)));
+  REQUIRE(r.ok());
+  return r.value();
+}
+
+// The listing of one method of a class.
+std::string method_listing(const std::vector<uint8_t>& bytes, const std::string& name) {
+  auto cf = ClassFile::parse(bytes);
+  if (!cf) return "<" + cf.error().message() + ">";
+  std::string all = disassemble(cf.value());
+  size_t start = all.find("method " + name + "(");
+  if (start == std::string::npos) return "<no method " + name + ">";
+  start = all.rfind('\n', start) + 1;
+  size_t end = all.find("\n  method ", start + 1);
+  return all.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
+}
+
+}  // namespace
+
+TEST_CASE("a method with no sites is left alone", "[rewriter]") {
+  REQUIRE_FALSE(probe_class().empty());
+  auto m = reports(rewrite(Mode::kFull, {"field-access"}));
+  CHECK(m["sumArray"].applied == Transform::kUnchanged);
+  CHECK(m["sumArray"].reason == "no instrumentation sites");
+}
+
+TEST_CASE("Full-Duplication checks the entry and every back edge", "[rewriter]") {
+  auto m = reports(rewrite(Mode::kFull, {"field-access"}));
+  CHECK(m["loopWithField"].applied == Transform::kFull);
+  CHECK(m["loopWithField"].checks == 2);  // entry + the loop's back edge
+  CHECK(m["loopWithField"].new_code_size > 2 * m["loopWithField"].original_code_size);
+  CHECK(m["afterLoopField"].checks == 2);
+}
+
+TEST_CASE("Partial-Duplication drops top-nodes and their checks", "[rewriter]") {
+  auto full = reports(rewrite(Mode::kFull, {"field-access"}));
+  auto partial = reports(rewrite(Mode::kPartial, {"field-access"}));
+  // The loop runs before the only field access: its blocks are top-nodes. The entry and
+  // back-edge checks go; one check on the edge into the instrumented block replaces them.
+  CHECK(partial["afterLoopField"].applied == Transform::kPartial);
+  CHECK(partial["afterLoopField"].checks == 1);
+  CHECK(partial["afterLoopField"].new_code_size < full["afterLoopField"].new_code_size);
+  // The field access inside the loop keeps the loop body; the entry block is a top-node
+  // (javac jumps to the loop condition first), so only the back-edge check stays.
+  CHECK(partial["loopWithField"].checks == 1);
+  CHECK(full["loopWithField"].checks == 2);
+}
+
+TEST_CASE("No-Duplication guards each event; Exhaustive places no check", "[rewriter]") {
+  auto nodup = reports(rewrite(Mode::kNoDup, {"call-edge", "field-access"}));
+  CHECK(nodup["golden"].applied == Transform::kNoDup);
+  CHECK(nodup["golden"].checks == nodup["golden"].sites);  // entry (call-edge) + putstatic
+  CHECK(nodup["golden"].sites == 2);
+  auto exhaustive = reports(rewrite(Mode::kExhaustive, {"call-edge", "field-access"}));
+  CHECK(exhaustive["golden"].applied == Transform::kExhaustive);
+  CHECK(exhaustive["golden"].checks == 0);
+}
+
+TEST_CASE("duplication that would pass HugeMethodLimit falls back with the reason", "[rewriter]") {
+  auto m = reports(rewrite(Mode::kFull, {"field-access"}));
+  const MethodReport& big = m["big"];
+  REQUIRE(big.original_code_size < 8000);
+  REQUIRE(big.original_code_size > 4000);
+  CHECK(big.applied == Transform::kNoDup);
+  CHECK(big.reason.find("HugeMethodLimit") != std::string::npos);
+  CHECK(big.new_code_size <= 8000);
+
+  RewriteOptions o = options_for(Mode::kFull, {"field-access"});
+  o.respect_huge_method_limit = false;
+  auto r = rewrite_class(probe_class(), o);
+  REQUIRE(r.ok());
+  CHECK(reports(r.value())["big"].applied == Transform::kFull);
+}
+
+TEST_CASE("rewriting is deterministic", "[rewriter]") {
+  for (Mode mode : {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly,
+                    Mode::kAuto}) {
+    auto a = rewrite(mode, {"call-edge", "field-access"});
+    auto b = rewrite(mode, {"call-edge", "field-access"});
+    INFO(mode_name(mode));
+    CHECK(a.changed);
+    CHECK(a.bytes == b.bytes);
+  }
+}
+
+TEST_CASE("a rewritten class is refused, and the runtime is never rewritten", "[rewriter]") {
+  auto once = rewrite(Mode::kFull, {"call-edge"});
+  REQUIRE(once.changed);
+  auto cf = ClassFile::parse(once.bytes);
+  REQUIRE(cf.ok());
+  CHECK(is_rewritten(cf.value()));
+  auto twice = rewrite_class(once.bytes, options_for(Mode::kFull, {"call-edge"}));
+  REQUIRE_FALSE(twice.ok());
+  CHECK(twice.error().message() ==
+        "Probe: already rewritten by duplex; rewrite the original class instead");
+}
+
+TEST_CASE("site records name the original offsets and lines", "[rewriter]") {
+  auto r = rewrite(Mode::kFull, {"call-edge", "field-access"});
+  bool saw_put = false, saw_entry = false;
+  for (const SiteRecord& s : r.sites) {
+    if (s.method != "golden([I)I") continue;
+    if (s.kind == "call-edge") {
+      saw_entry = true;
+      CHECK(s.original_offset == -1);
+      CHECK(s.target == "Probe.golden([I)I");
+    } else {
+      saw_put = true;
+      CHECK(s.target == "Probe.counter:I");
+      CHECK(s.original_offset > 0);
+      CHECK(s.line == 11);
+    }
+  }
+  CHECK(saw_put);
+  CHECK(saw_entry);
+  CHECK_FALSE(r.site_tables.empty());  // golden calls scale(): the caller table is registered
+}
+
+TEST_CASE("jsr/ret methods fall back to No-Duplication", "[rewriter]") {
+  auto bytes = test::fixture_class("fixtures/OldJsr");
+  REQUIRE_FALSE(bytes.empty());
+  auto r = rewrite_class(bytes, options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE(r.ok());
+  bool saw = false;
+  for (const MethodReport& m : r->methods) {
+    if (m.reason.find("jsr/ret") == std::string::npos) continue;
+    saw = true;
+    CHECK(m.applied == Transform::kNoDup);
+  }
+  CHECK(saw);
+}
+
+TEST_CASE("golden listings: one method in every mode", "[rewriter][golden]") {
+  const bool update = std::getenv("DUPLEX_UPDATE_GOLDEN") != nullptr;
+  fs::path dir = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter";
+  for (Mode mode :
+       {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly}) {
+    auto r = rewrite(mode, {"call-edge", "field-access"});
+    std::string listing = method_listing(r.bytes, "golden");
+    fs::path file = dir / (std::string(mode_name(mode)) + ".txt");
+    INFO(file.string());
+    if (update) {
+      std::ofstream(file) << listing;
+      continue;
+    }
+    std::ifstream in(file);
+    std::string expected((std::istreambuf_iterator<char>(in)), {});
+    CHECK(listing == expected);
+  }
+}
