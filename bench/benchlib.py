@@ -203,7 +203,7 @@ def _mime_subset(prep: Path, types: int) -> Path:
 
 
 def _xalan_args(prep: Path, run: Path, size: str) -> List[str]:
-    src = MIME_XML if size == "bench" else _mime_subset(prep, 60)
+    src = MIME_XML if size == "bench" else _mime_subset(prep, 30)
     return ["-IN", str(src), "-XSL", str(BENCH / "workloads/xalan/mime.xsl"),
             "-OUT", str(run / "out.xml")]
 
@@ -236,7 +236,7 @@ def _sunflow_normalise(stdout: str, stderr: str, run: Path) -> str:
 def _xerces_args(prep: Path, run: Path, size: str) -> List[str]:
     if size == "bench":
         return ["-x", "20", "-n", str(MIME_XML)]
-    return ["-x", "2", "-n", str(_mime_subset(prep, 60))]
+    return ["-x", "2", "-n", str(_mime_subset(prep, 30))]
 
 
 def _xerces_normalise(stdout: str, stderr: str, run: Path) -> str:

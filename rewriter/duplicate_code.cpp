@@ -162,11 +162,33 @@ class Duplicator {
   // Labels at offset 0 that nothing jumps to (line numbers, local-variable scopes) go before
   // the entry check, so that parameters are in scope and the line is known from offset 0.
   // Jump targets stay after it: a loop back to offset 0 must not pass the entry check.
+  // Labels that name an instruction (a `new` in Uninitialized types, a type annotation's
+  // target) must stay with it.
+  std::vector<uint8_t> labels_naming_insns() const {
+    std::vector<uint8_t> pinned(src_.labels.size(), 0);
+    for (const LabelInfo& info : src_.labels) {
+      if (!info.frame) continue;
+      for (const auto* list : {&info.frame->locals, &info.frame->stack}) {
+        for (const VType& v : *list) {
+          if (v.tag == VTag::kUninitialized && v.data < pinned.size()) pinned[v.data] = 1;
+        }
+      }
+    }
+    for (const auto* annos : {&src_.visible_type_annotations, &src_.invisible_type_annotations}) {
+      for (const CodeTypeAnnotationIR& a : *annos) {
+        if (a.insn < pinned.size()) pinned[a.insn] = 1;
+      }
+    }
+    return pinned;
+  }
+
   void emit_leading_labels() {
     if (cfg_.blocks.empty()) return;
+    std::vector<uint8_t> pinned = labels_naming_insns();
     for (uint32_t i = cfg_.blocks[0].begin; i < cfg_.blocks[0].end && src_.insns[i].is_label();
          ++i) {
-      if (cfg_.label_is_target[src_.insns[i].label()]) break;
+      LabelId l = src_.insns[i].label();
+      if (cfg_.label_is_target[l] || pinned[l]) break;
       out_.insns.push_back(src_.insns[i]);
       leading_labels_ = i + 1;
     }

@@ -14,6 +14,8 @@ test_packages=(
   libasm-java libh2-java libeclipse-jdt-core-java librhino-java libxalan2-java
   libxerces2-java libsunflow-java libbcprov-java
   clang libclang-rt-14-dev chromium
+  libcommons-compress-java libxz-java bsh-src shared-mime-info libjs-highlight.js libjs-jquery
+  libjacoco-java
 )
 
 wanted=("${build_packages[@]}")

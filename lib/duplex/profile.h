@@ -80,8 +80,9 @@ Result<Profile> read_profile(const std::string& path);
 Result<Profile> parse_profile(std::string_view xml, std::string_view name);
 
 // Sums rows with equal keys (call edges: caller class, method, descriptor, offset and callee;
-// the first known line is kept), drops rows with a zero count and sorts the rows as the
-// runtime does (count descending, then key), so equal profiles give identical files.
+// the first known line is kept; sums stop at 2^64-1 rather than wrap), drops rows with a zero
+// count and sorts the rows as the runtime does (count descending, then key), so equal profiles
+// give identical files.
 void normalize_profile(Profile& profile);
 
 // The normalized profile as XML in the runtime's format (version 1), section totals included.

@@ -180,8 +180,8 @@ void do_stop(JNIEnv* jni) {
         continue;
       }
       size_t len = std::strlen(sig);
-      bool match = sig[0] == 'L' && len > 2 &&
-                   s.rewritten_names.count(std::string(sig + 1, len - 2)) != 0;
+      bool match =
+          sig[0] == 'L' && len > 2 && s.rewritten_names.count(std::string(sig + 1, len - 2)) != 0;
       s.jvmti->Deallocate(reinterpret_cast<unsigned char*>(sig));
       jboolean modifiable = JNI_FALSE;
       if (match && s.jvmti->IsModifiableClass(loaded[i], &modifiable) == JVMTI_ERROR_NONE &&
@@ -193,9 +193,9 @@ void do_stop(JNIEnv* jni) {
   uint64_t restored = retransform_all(s.jvmti, targets);
   for (jint i = 0; i < count; ++i) jni->DeleteLocalRef(loaded[i]);
   s.jvmti->Deallocate(reinterpret_cast<unsigned char*>(loaded));
-  uint64_t ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                          std::chrono::steady_clock::now() - t0)
-                                          .count());
+  uint64_t ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
   s.stats.restored = restored;
   s.stats.stop_ns = ns > 0 ? ns : 1;
   if (log_on(LogLevel::kInfo)) {
@@ -271,7 +271,8 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
     }
     jclass string_class = jni->FindClass("java/lang/String");
     if (!string_class) return nullptr;
-    jobjectArray arr = jni->NewObjectArray(static_cast<jsize>(kv.size() * 2), string_class, nullptr);
+    jobjectArray arr =
+        jni->NewObjectArray(static_cast<jsize>(kv.size() * 2), string_class, nullptr);
     if (!arr) return nullptr;
     for (size_t i = 0; i < kv.size(); ++i) {
       for (int j = 0; j < 2; ++j) {
@@ -292,8 +293,9 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
 
 jobject global_platform_loader(JNIEnv* jni) {
   jclass cl = jni->FindClass("java/lang/ClassLoader");
-  jmethodID m = cl ? jni->GetStaticMethodID(cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;")
-                   : nullptr;
+  jmethodID m =
+      cl ? jni->GetStaticMethodID(cl, "getPlatformClassLoader", "()Ljava/lang/ClassLoader;")
+         : nullptr;
   if (!m) {
     clear_exception(jni, "getPlatformClassLoader");  // Java 8: no platform loader
     return nullptr;
@@ -334,8 +336,9 @@ bool init_runtime(JNIEnv* jni) {
   };
   if (jni->RegisterNatives(local, natives, 2) != JNI_OK) {
     clear_exception(jni, "RegisterNatives");
-    log_line("cannot register the agent's natives in duplex.runtime.Duplex; stop() and the "
-             "profile's agent statistics are unavailable");
+    log_line(
+        "cannot register the agent's natives in duplex.runtime.Duplex; stop() and the "
+        "profile's agent statistics are unavailable");
   } else {
     jfieldID present = jni->GetStaticFieldID(local, "agentPresent", "Z");
     if (present) jni->SetStaticBooleanField(local, present, JNI_TRUE);
@@ -383,13 +386,14 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
     remove_runtime_jar();
     if (log_on(LogLevel::kInfo)) {
       Stats& st = s.stats;
-      log_line("%llu classes rewritten, %llu unchanged, %llu failed, %llu skipped; rewriting "
-               "took %s ms (slowest %s ms)",
-               static_cast<unsigned long long>(st.rewritten.load()),
-               static_cast<unsigned long long>(st.unchanged.load()),
-               static_cast<unsigned long long>(st.failed.load()),
-               static_cast<unsigned long long>(st.skipped.load()),
-               ms_text(st.total_ns.load()).c_str(), ms_text(st.max_ns.load()).c_str());
+      log_line(
+          "%llu classes rewritten, %llu unchanged, %llu failed, %llu skipped; rewriting "
+          "took %s ms (slowest %s ms)",
+          static_cast<unsigned long long>(st.rewritten.load()),
+          static_cast<unsigned long long>(st.unchanged.load()),
+          static_cast<unsigned long long>(st.failed.load()),
+          static_cast<unsigned long long>(st.skipped.load()), ms_text(st.total_ns.load()).c_str(),
+          ms_text(st.max_ns.load()).c_str());
     }
   } catch (...) {
   }
@@ -468,8 +472,9 @@ extern "C" JNIEXPORT jint JNICALL Agent_OnLoad(JavaVM* vm, char* options, void*)
 }
 
 extern "C" JNIEXPORT jint JNICALL Agent_OnAttach(JavaVM*, char*, void*) {
-  std::fprintf(stderr, "duplex agent: attaching to a running JVM is not supported; use "
-                       "-agentpath at startup\n");
+  std::fprintf(stderr,
+               "duplex agent: attaching to a running JVM is not supported; use "
+               "-agentpath at startup\n");
   return JNI_ERR;
 }
 

@@ -114,15 +114,20 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
     return true;
   }
   if (key == "log") {
-    if (v == "quiet") o.log = LogLevel::kQuiet;
-    else if (v == "info") o.log = LogLevel::kInfo;
-    else if (v == "debug") o.log = LogLevel::kDebug;
-    else return bad(error, key, v, "quiet, info or debug");
+    if (v == "quiet")
+      o.log = LogLevel::kQuiet;
+    else if (v == "info")
+      o.log = LogLevel::kInfo;
+    else if (v == "debug")
+      o.log = LogLevel::kDebug;
+    else
+      return bad(error, key, v, "quiet, info or debug");
     o.runtime_properties.emplace_back("log", v);
     return true;
   }
   bool known = false;
-  if (const char* expected = check_runtime_value(key, v, known)) return bad(error, key, v, expected);
+  if (const char* expected = check_runtime_value(key, v, known))
+    return bad(error, key, v, expected);
   if (known) {
     o.runtime_properties.emplace_back(key, v);
     return true;

@@ -60,7 +60,7 @@ struct State {
   std::mutex mu;  // guards the members below
   std::unordered_multimap<std::string, PendingClass> pending;
   std::unordered_set<std::string> rewritten_names;  // internal names, for stop
-  std::vector<jobject> modules_reading;              // named modules already reading duplex
+  std::vector<jobject> modules_reading;             // named modules already reading duplex
   std::atomic<size_t> pending_count{0};
 
   Stats stats;
@@ -71,7 +71,9 @@ State& state();
 // One line on stderr, prefixed "duplex agent: ". Written with one call, so lines from
 // concurrent threads do not interleave.
 void log_line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
-inline bool log_on(LogLevel level) { return state().options.log >= level; }
+inline bool log_on(LogLevel level) {
+  return state().options.log >= level;
+}
 
 // ClassFileLoadHook and ClassPrepare (class_hook.cpp).
 void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass class_being_redefined,

@@ -103,9 +103,9 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
   }
   auto t0 = std::chrono::steady_clock::now();
   auto result = rewrite_class(bytes, s.rewrite);
-  auto ns = static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
-                                      std::chrono::steady_clock::now() - t0)
-                                      .count());
+  auto ns = static_cast<uint64_t>(
+      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
+          .count());
   record_time(name, ns);
   if (!result) {
     ++s.stats.failed;
@@ -186,7 +186,7 @@ bool take_pending(JNIEnv* jni, jclass klass, const std::string& name, PendingCla
     auto [first, last] = s.pending.equal_range(name);
     for (auto it = first; it != last; ++it) {
       bool same = it->second.loader ? (loader && jni->IsSameObject(it->second.loader, loader))
-                                     : loader == nullptr;
+                                    : loader == nullptr;
       if (same) {
         out = std::move(it->second);
         s.pending.erase(it);
@@ -232,9 +232,9 @@ void prepare(JNIEnv* jni, jclass klass) {
 }  // namespace
 
 void JNICALL on_class_file_load(jvmtiEnv*, JNIEnv* jni, jclass class_being_redefined,
-                                jobject loader, const char* name, jobject,
-                                jint class_data_len, const unsigned char* class_data,
-                                jint* new_class_data_len, unsigned char** new_class_data) {
+                                jobject loader, const char* name, jobject, jint class_data_len,
+                                const unsigned char* class_data, jint* new_class_data_len,
+                                unsigned char** new_class_data) {
   try {
     transform(jni, class_being_redefined, loader, name, class_data_len, class_data,
               new_class_data_len, new_class_data);

@@ -16,9 +16,9 @@ namespace duplex::agent {
 namespace {
 
 struct MethodInfo {
-  bool runtime = false;  // declared by a duplex.runtime class of the bootstrap loader
-  bool hidden = false;   // a frame StackWalker does not show (see is_hidden_frame)
-  jweak type = nullptr;  // the declaring class (weak: classes may unload)
+  bool runtime = false;          // declared by a duplex.runtime class of the bootstrap loader
+  bool hidden = false;           // a frame StackWalker does not show (see is_hidden_frame)
+  jweak type = nullptr;          // the declaring class (weak: classes may unload)
   jstring class_name = nullptr;  // global refs
   jstring method_name = nullptr;
   jstring descriptor = nullptr;
@@ -185,11 +185,10 @@ jobject JNICALL native_caller_of_callee(JNIEnv* jni, jclass) {
 bool register_native_stack(JNIEnv* jni) {
   jclass finder = jni->FindClass("duplex/runtime/CallerFinder");
   jclass frame = finder ? jni->FindClass("duplex/runtime/CallerFinder$Frame") : nullptr;
-  jmethodID ctor =
-      frame ? jni->GetMethodID(frame, "<init>",
-                               "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;"
-                               "Ljava/lang/String;II)V")
-            : nullptr;
+  jmethodID ctor = frame ? jni->GetMethodID(frame, "<init>",
+                                            "(Ljava/lang/Class;Ljava/lang/String;Ljava/lang/String;"
+                                            "Ljava/lang/String;II)V")
+                         : nullptr;
   if (!ctor) {
     clear_exception(jni, "CallerFinder$Frame");
     return false;

@@ -56,6 +56,8 @@ run full-timer "mode=full,trigger=timer,timerMs=1"
 run nodup-countchecks "mode=nodup,interval=3,countChecks=true,countEdges=true,include=fixtures.*"
 run full-everything "mode=full,interval=1,profile=call-edge+field-access,include=fixtures.*,include=duplex.test.*,exclude=fixtures.Loops"
 run full-walker "mode=full,interval=1,include=fixtures.*,nativeStack=false"
+# jdk=true: bootstrap classes of java.base (a named module) rewritten and reading the runtime.
+run auto-jdk "mode=auto,interval=1,jdk=true,include=fixtures.*,include=java.util.*,include=java.text.*"
 
 # The two ways of finding a call edge's caller must agree.
 edges() { sed -n '/<call-edges/,/<\/call-edges>/p' "$1"; }

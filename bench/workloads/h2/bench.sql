@@ -1,5 +1,5 @@
 -- H2 workload: an order database in memory, with joins, aggregates, window functions, updates
--- and string work. bench/benchlib.py replaces {{CUSTOMERS}} and {{ORDERS}} with the run's size.
+-- and string work. bench/benchlib.py fills in the table sizes (the placeholders in braces).
 -- Every query has a total ORDER BY, so the output is the same on every run.
 CREATE TABLE customer(id INT PRIMARY KEY, name VARCHAR(40), region INT, score DECIMAL(10, 2));
 CREATE TABLE item(id INT PRIMARY KEY, title VARCHAR(60), price DECIMAL(10, 2), category INT);
