@@ -1,6 +1,7 @@
 // Full- and Partial-Duplication: lays out the checking code (the original, with checks on
 // the entry and on planned edges), the check trampolines, and the duplicated code (kept
 // blocks, carrying the events, whose back edges and exits return to the checking code).
+#include <map>
 #include <optional>
 
 #include "classfile/attributes.h"
@@ -30,8 +31,9 @@ class Duplicator {
     allocate_labels();
     if (auto s = emit_entry(); !s) return s.error();
     emit_checking_code();
-    emit_trampolines();
+    place(checking_end_ = out_.new_label());
     if (auto s = emit_duplicated_code(); !s) return s.error();
+    emit_trampolines();
     build_exception_table();
     copy_debug_tables();
     return TransformedCode{std::move(out_), checks_};
@@ -198,15 +200,24 @@ class Duplicator {
     return plan_.check_edge[b][e] || plan_.count_edge[b][e];
   }
 
-  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback) {
+  // The check (and count) of edge e of block b, out of line: `check; ifne copy; goto target`.
+  // One per edge, shared by the checking code and the duplicated code: a back edge taken in
+  // the copy passes the same check, so at interval 1 every iteration is sampled.
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, std::optional<Frame> frame) {
+    auto [it, fresh] = edge_trampoline_.try_emplace({b, e}, kNoLabel);
+    if (!fresh) return it->second;
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
     Trampoline t{out_.new_label(), fallback,
                  plan_.check_edge[b][e] ? dup_start_[edge.to] : kNoLabel,
                  plan_.count_edge[b][e] != 0};
     // The trampoline holds the state that flows into the target: give it the target's frame.
-    out_.labels[t.label].frame = frame_of(fallback);
+    out_.labels[t.label].frame = std::move(frame);
     trampolines_.push_back(t);
-    return t.label;
+    return it->second = t.label;
+  }
+
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback) {
+    return make_trampoline(b, e, fallback, frame_of(fallback));
   }
 
   void emit_checking_code() {
@@ -262,7 +273,6 @@ class Duplicator {
   }
 
   void emit_trampolines() {
-    place(dup_end_placeholder());
     for (const Trampoline& t : trampolines_) {
       place(t.label);
       if (t.count) out_.insns.push_back(count_back_);
@@ -271,8 +281,6 @@ class Duplicator {
     }
   }
 
-  // A label between the checking code and the rest (kept for readability of listings).
-  LabelId dup_end_placeholder() { return checking_end_ = out_.new_label(); }
 
   // ---- duplicated code ----
 
@@ -316,31 +324,43 @@ class Duplicator {
     return dup_label_[original] != kNoLabel ? dup_label_[original] : dup_start_[edge.to];
   }
 
+  // A back edge of the copy goes through its edge's check, if it has one.
+  LabelId dup_target(uint32_t b, size_t e, LabelId original) {
+    const CfgEdge& edge = cfg_.blocks[b].succs[e];
+    if (edge.back && edge_has_action(b, e)) return make_trampoline(b, e, original);
+    return dup_edge_target(edge, original);
+  }
+
   void retarget_dup_branch(uint32_t b, Insn& insn) {
     const auto& succs = cfg_.blocks[b].succs;
     if (is_switch(static_cast<uint8_t>(insn.opcode))) {
       SwitchTable table = src_.switches[insn.switch_index];
-      for (const CfgEdge& edge : succs) {
-        if (edge.kind != EdgeKind::kSwitch) continue;
-        LabelId& slot = edge.case_index < 0 ? insn.target : table.targets[edge.case_index];
-        slot = dup_edge_target(edge, slot);
+      for (size_t e = 0; e < succs.size(); ++e) {
+        if (succs[e].kind != EdgeKind::kSwitch) continue;
+        LabelId& slot = succs[e].case_index < 0 ? insn.target : table.targets[succs[e].case_index];
+        slot = dup_target(b, e, slot);
       }
       insn.switch_index = static_cast<uint32_t>(out_.switches.size());
       out_.switches.push_back(std::move(table));
       return;
     }
-    for (const CfgEdge& edge : succs) {
-      if (edge.kind == EdgeKind::kBranch) insn.target = dup_edge_target(edge, insn.target);
+    for (size_t e = 0; e < succs.size(); ++e) {
+      if (succs[e].kind == EdgeKind::kBranch) insn.target = dup_target(b, e, insn.target);
     }
   }
 
   void emit_dup_fallthrough(uint32_t b) {
-    for (const CfgEdge& edge : cfg_.blocks[b].succs) {
+    const auto& succs = cfg_.blocks[b].succs;
+    for (size_t e = 0; e < succs.size(); ++e) {
+      const CfgEdge& edge = succs[e];
       if (edge.kind != EdgeKind::kFallthrough) continue;
       bool stays = !edge.back && plan_.kept[edge.to] && next_kept(b) == edge.to;
       if (stays) return;
       LabelId target =
           (edge.back || !plan_.kept[edge.to]) ? check_start_[edge.to] : dup_start_[edge.to];
+      if (edge.back && edge_has_action(b, e)) {
+        target = make_trampoline(b, e, check_start_[edge.to], block_entry_frame(edge.to));
+      }
       out_.insns.push_back(Insn::make_branch(op::kGoto, target));
     }
   }
@@ -414,6 +434,8 @@ class Duplicator {
         if (e.kind == EdgeKind::kException && e.try_index == t) back = back || e.back;
       }
       LabelId handler = (back || !plan_.kept[handler_block]) ? tc.handler : dup_label_[tc.handler];
+      // A back edge through a handler passes its check, as in the checking code.
+      if (back && exception_trampoline_[t] != kNoLabel) handler = exception_trampoline_[t];
       if (run_start != kNoLabel && handler != run_handler) close(dup_start_[b]);
       if (run_start == kNoLabel) {
         run_start = dup_start_[b];
@@ -474,6 +496,7 @@ class Duplicator {
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
   std::vector<Trampoline> trampolines_;
+  std::map<std::pair<uint32_t, size_t>, LabelId> edge_trampoline_;  // (block, edge) -> label
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
   bool has_entry_events_ = false;
   uint32_t leading_labels_ = 0;  // insns of block 0 already emitted before the entry check

@@ -41,4 +41,21 @@ for mode in $modes; do
   fi
   echo "ok $mode: $(tail -n 1 "$tmp/verify.txt"); same output at intervals 1, 1000, 0"
 done
+
+# At interval 1 every check samples, so every mode's profile must equal the Exhaustive one,
+# count for count (the fixtures are deterministic and single-threaded).
+counts() { grep -E '<(edge|field|event) ' "$1" | sed 's/^ *//' | sort; }
+if [ -f "$tmp/exhaustive-1.xml" ]; then
+  counts "$tmp/exhaustive-1.xml" >"$tmp/exhaustive.counts"
+  for mode in $modes; do
+    [ "$mode" = exhaustive ] || [ "$mode" = checks ] && continue
+    counts "$tmp/$mode-1.xml" >"$tmp/$mode.counts"
+    if diff -u "$tmp/exhaustive.counts" "$tmp/$mode.counts" >"$tmp/diff.txt"; then
+      echo "ok $mode: interval-1 profile equals the exhaustive one ($(wc -l <"$tmp/$mode.counts") keys)"
+    else
+      echo "FAIL $mode: interval-1 profile differs from the exhaustive one"; head -20 "$tmp/diff.txt"
+      failed=1
+    fi
+  done
+fi
 exit $failed

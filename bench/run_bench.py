@@ -1,0 +1,870 @@
+#!/usr/bin/env python3
+"""Overhead and accuracy of duplex on real programs, in the shape of Arnold & Ryder's tables.
+
+  run_bench.py [--quick] [--programs a,b] [--reps N] [--size bench|check] [--out FILE]
+               [--charts DIR] [--report-only RAW.json]
+
+For every program it rewrites the application jars once per variant (exhaustive call-edge,
+field-access and both; checks-only; No-Duplication per instrumentation; Full, Partial,
+No-Duplication and auto with both), then runs rounds: every round runs the uninstrumented
+program and every configuration once, in a shuffled order, so slow drifts of the (shared)
+machine hit all configurations alike. Overhead = CPU time (user + system of the JVM) of a
+configuration over the uninstrumented run's in the same round; medians over rounds, with the
+min-max spread. Wall-clock ratios are recorded too. Configurations more than --slow-ratio
+times slower than the original in round 1 (interval 1 and 10, exhaustive call-edge, where each
+call walks the stack) run in round 1 only: their overhead is not in doubt.
+
+Accuracy: the profile of each configuration's first run against the interval-1 profile of the
+same mode and against the exhaustive profile (both instrumentations): overlap (sum over keys of
+the smaller share) and hot-cover (share of the reference's keys at >= 0.1 x its hottest key
+that are also hot in the sampled profile). Call edges are keyed by caller class, method,
+descriptor, offset and callee; field reads and writes are separate keys.
+
+Also: timer trigger (10 ms) against the counter trigger at the interval that gives the same
+number of samples; global against striped counter on the multi-threaded program; code growth
+per variant; rewriter throughput (duplex instrument, against ASM 9.4 when bench/classfile's
+AsmBench is present); the duplex JVMTI agent against the JaCoCo 0.8.6 agent when both exist.
+
+--quick: 2 programs, small inputs, 3 rounds, fewer intervals; a few minutes. Writes
+build/bench-cache/results-quick/RESULTS.md unless --out is given. The full run writes
+docs/RESULTS.md and bench/charts/*.svg.
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import xml.etree.ElementTree as ET
+import zipfile
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
+import svgchart  # noqa: E402
+
+BOTH = "call-edge,field-access"
+VARIANTS = {  # name -> (mode, profile)
+    "exh-ce": ("exhaustive", "call-edge"),
+    "exh-fa": ("exhaustive", "field-access"),
+    "exh-both": ("exhaustive", BOTH),
+    "checks": ("checks", BOTH),
+    "nodup-ce": ("nodup", "call-edge"),
+    "nodup-fa": ("nodup", "field-access"),
+    "full": ("full", BOTH),
+    "partial": ("partial", BOTH),
+    "nodup": ("nodup", BOTH),
+    "auto": ("auto", BOTH),
+}
+SAMPLED_MODES = ["full", "partial", "nodup"]
+FULL_INTERVALS = [1, 10, 100, 1000, 10000, 100000]
+QUICK_INTERVALS = [1, 100, 1000, 10000]
+FULL_PROGRAMS = ["h2", "ecj", "rhino", "xalan", "sunflow", "bcprov"]
+QUICK_PROGRAMS = ["xalan", "sunflow"]
+AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
+JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
+HOT_T = 0.1
+
+
+# ---------------------------------------------------------------------------------------------
+# Profiles and metrics
+
+
+def read_profile(path: Path) -> dict:
+    """{"samples": n, "run": {attrs}, "ce": {key: count}, "fa": {key: count}}"""
+    root = ET.parse(path).getroot()
+    run = root.find("run")
+    ce, fa = {}, {}
+    for e in root.iter("edge"):
+        k = "%s.%s%s@%s->%s" % (e.get("caller-class"), e.get("caller-method"),
+                                e.get("caller-descriptor"), e.get("offset"), e.get("callee"))
+        ce[k] = ce.get(k, 0) + int(e.get("count"))
+    for f in root.iter("field"):
+        for kind in ("reads", "writes"):
+            n = int(f.get(kind))
+            if n:
+                fa[kind[0] + " " + f.get("key")] = n
+    attrs = dict(run.attrib) if run is not None else {}
+    return {"samples": int(attrs.get("samples", 0)), "run": attrs, "ce": ce, "fa": fa}
+
+
+def overlap(ref: dict, sam: dict) -> float:
+    """Sum over keys of min(share in ref, share in sam), in percent; None if either is empty."""
+    tr, ts = sum(ref.values()), sum(sam.values())
+    if not tr or not ts:
+        return None
+    return 100.0 * sum(min(c / tr, sam.get(k, 0) / ts) for k, c in ref.items())
+
+
+def hot(d: dict) -> set:
+    if not d:
+        return set()
+    top = max(d.values())
+    return {k for k, c in d.items() if c >= HOT_T * top}
+
+
+def hot_cover(ref: dict, sam: dict) -> float:
+    h = hot(ref)
+    if not h or not sam:
+        return None
+    return 100.0 * len(h & hot(sam)) / len(h)
+
+
+# ---------------------------------------------------------------------------------------------
+# Configurations
+
+
+def make_configs(w, intervals, agent_ok, jacoco_jar):
+    """[(id, variant or None, settings dict or None, extra JVM kind)] for one program."""
+    c = [("base", None, None, None)]
+    c += [(v, v, {"interval": 1000}, None) for v in ("exh-ce", "exh-fa", "exh-both")]
+    c += [("checks@0", "checks", {"interval": 0}, None)]
+    c += [("nodup-ce@0", "nodup-ce", {"interval": 0}, None),
+          ("nodup-fa@0", "nodup-fa", {"interval": 0}, None)]
+    for m in SAMPLED_MODES:
+        c.append(("%s@0" % m, m, {"interval": 0}, None))
+        for i in intervals:
+            c.append(("%s@%d" % (m, i), m, {"interval": i}, None))
+    c.append(("auto@1000", "auto", {"interval": 1000}, None))
+    c.append(("timer10ms", "full", {"interval": 1000, "trigger": "timer", "timerMs": 10}, None))
+    if w.threads > 1:
+        c.append(("full@1000-striped", "full", {"interval": 1000, "counter": "striped"}, None))
+        c.append(("checks@0-striped", "checks", {"interval": 0, "counter": "striped"}, None))
+    if agent_ok:
+        c.append(("agent-full@1000", None, {"interval": 1000}, "duplex-agent"))
+    if jacoco_jar:
+        c.append(("jacoco", None, None, "jacoco"))
+    return c
+
+
+def jvm_opts_for(cfg, run_profile: str, jacoco_jar):
+    cid, variant, settings, kind = cfg
+    if kind == "duplex-agent":
+        opts = ",".join(["mode=full", "profile=call-edge+field-access", "interval=%d" %
+                         settings["interval"], "out=" + run_profile])
+        return ["-agentpath:%s=%s" % (AGENT_SO, opts)]
+    if kind == "jacoco":
+        return ["-javaagent:%s=destfile=jacoco.exec,output=file" % jacoco_jar]
+    if variant is None:
+        return []
+    s = dict(settings)
+    interval = s.pop("interval")
+    return benchlib.runtime_opts(interval, Path(run_profile), mode=cid.split("@")[0], **s)
+
+
+def jacoco_agent_jar() -> Path:
+    """Extracts jacocoagent.jar from Debian's org.jacoco.agent.jar into the cache, once."""
+    if not JACOCO_OUTER.exists():
+        return None
+    dest = benchlib.cache_dir() / "jacoco" / "jacocoagent.jar"
+    if not dest.exists():
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(JACOCO_OUTER) as z:
+            dest.write_bytes(z.read("jacocoagent.jar"))
+    return dest
+
+
+# ---------------------------------------------------------------------------------------------
+# Measurement
+
+
+class Bench:
+    def __init__(self, a):
+        self.a = a
+        self.quick = a.quick
+        self.intervals = QUICK_INTERVALS if a.quick else FULL_INTERVALS
+        self.programs = a.programs.split(",") if a.programs else (
+            QUICK_PROGRAMS if a.quick else FULL_PROGRAMS)
+        self.reps = a.reps or (3 if a.quick else 5)
+        self.size = a.size or ("check" if a.quick else "bench")
+        stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+        self.results_dir = benchlib.cache_dir() / "results" / (("quick-" if a.quick else "") + stamp)
+        self.results_dir.mkdir(parents=True, exist_ok=True)
+        self.raw = {"programs": {}, "meta": {}, "throughput": {}, "config": {
+            "quick": a.quick, "reps": self.reps, "size": self.size, "intervals": self.intervals,
+            "slow_ratio": a.slow_ratio, "programs": self.programs}}
+        self.agent_ok = AGENT_SO.exists() and not a.no_agents
+        self.jacoco = None if a.no_agents else jacoco_agent_jar()
+        self.started = time.monotonic()
+
+    def save(self):
+        (self.results_dir / "raw.json").write_text(json.dumps(self.raw, indent=1, default=str))
+
+    def elapsed(self) -> str:
+        return "%.0f s" % (time.monotonic() - self.started)
+
+    # -- rewriting ------------------------------------------------------------------------
+    def rewrite(self, w, prog):
+        variants = {}
+        for v, (mode, profile) in VARIANTS.items():
+            dest = benchlib.cache_dir() / "instrumented" / w.name / ("%s-%s" % (
+                mode, profile.replace(",", "+")))
+            jars, orig_bytes, new_bytes, secs, summaries = [], 0, 0, 0.0, []
+            for j in w.app_jars:
+                r = benchlib.instrument(j, dest, mode, profile)
+                jars.append(str(r.jar))
+                orig_bytes += benchlib.class_bytes(j)
+                new_bytes += benchlib.class_bytes(r.jar)
+                m = re.search(r"\(([\d.]+) s\)", r.summary)
+                secs += float(m.group(1)) if m else r.seconds
+                summaries.append(r.summary)
+            variants[v] = {"jars": jars, "class_bytes": orig_bytes, "rewritten_bytes": new_bytes,
+                           "seconds": secs, "summary": "\n".join(summaries)}
+        prog["variants"] = variants
+
+    # -- one run ----------------------------------------------------------------------------
+    def run_one(self, w, extra, prog, cfg, round_no):
+        cid, variant, settings, kind = cfg
+        jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
+        run_profile = "profile.xml"
+        opts = jvm_opts_for(cfg, run_profile, self.jacoco)
+        r = benchlib.run(w, prog["extra"], jars, opts, keep=True, size=self.size,
+                         timeout=self.a.timeout)
+        rec = {"cfg": cid, "round": round_no, "cpu": r.cpu, "wall": r.wall, "ok": r.ok,
+               "same": r.output == prog["expected"]}
+        pf = r.run_dir / run_profile
+        if pf.exists():
+            try:
+                p = read_profile(pf)
+                rec["samples"] = p["samples"]
+                for k in ("agent-transform-ms", "agent-classes-rewritten", "duration-ms"):
+                    if k in p["run"]:
+                        rec[k] = p["run"][k]
+                if cid not in prog["profiles"]:
+                    keep = self.results_dir / "profiles" / w.name / (cid + ".xml")
+                    keep.parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copyfile(pf, keep)
+                    prog["profiles"][cid] = str(keep)
+            except ET.ParseError as e:
+                rec["profile_error"] = str(e)
+        if not r.ok or not rec["same"]:
+            rec["stderr"] = r.stderr[-1500:]
+        shutil.rmtree(r.run_dir, ignore_errors=True)
+        prog["runs"].append(rec)
+        benchlib.log("[%s] %s r%d %-18s cpu %6.2f s wall %6.2f s%s%s" % (
+            self.elapsed(), w.name, round_no, cid, r.cpu, r.wall,
+            "" if r.ok else " EXIT %d" % r.status,
+            "" if rec["same"] or not r.ok else " OUTPUT DIFFERS"))
+        return rec
+
+    # -- one program ------------------------------------------------------------------------
+    def program(self, name):
+        w = benchlib.get(name)
+        extra = benchlib.prepare(w)
+        prog = {"name": name, "description": w.description, "threads": w.threads,
+                "extra": [str(e) for e in extra], "runs": [], "profiles": {}}
+        self.raw["programs"][name] = prog
+        ref = benchlib.run(w, extra, size=self.size)
+        if not ref.ok:
+            raise SystemExit("%s: the original program fails:\n%s" % (name, ref.stderr[-2000:]))
+        prog["expected"] = ref.output
+        self.rewrite(w, prog)
+        configs = make_configs(w, self.intervals, self.agent_ok, self.jacoco)
+        by_id = {c[0]: c for c in configs}
+        # Round 1, slow ones first: the interval-1 runs are the accuracy references, and the
+        # timer run gives the sample count the counter-equivalent configuration must match.
+        rng = random.Random(1)
+        first = [c for c in configs if c[0] in ("base", "full@1", "timer10ms")]
+        rest = [c for c in configs if c not in first]
+        rng.shuffle(rest)
+        base_cpu = None
+        slow = set()
+        order = first + rest
+        for c in order:
+            rec = self.run_one(w, extra, prog, c, 1)
+            if c[0] == "base":
+                base_cpu = rec["cpu"]
+            elif base_cpu and rec["cpu"] > self.a.slow_ratio * base_cpu:
+                slow.add(c[0])
+        # The counter interval that takes as many samples as the 10 ms timer did.
+        s1 = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
+        st = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "timer10ms"), None)
+        if s1 and st:
+            eq = max(1, int(round(s1 / st)))
+            prog["timer_equivalent_interval"] = eq
+            cfg = ("counter-eq@%d" % eq, "full", {"interval": eq}, None)
+            configs.append(cfg)
+            by_id[cfg[0]] = cfg
+            self.run_one(w, extra, prog, cfg, 1)
+        prog["slow"] = sorted(slow)
+        for rnd in range(2, self.reps + 1):
+            todo = [c for c in configs if c[0] not in slow]
+            random.Random(rnd).shuffle(todo)
+            for c in todo:
+                self.run_one(w, extra, prog, c, rnd)
+            self.save()
+        self.save()
+
+    # -- rewriter throughput ----------------------------------------------------------------
+    def throughput(self):
+        out = {}
+        h2 = benchlib.SHARE / "h2.jar"
+        tmp = self.results_dir / "throughput"
+        tmp.mkdir(exist_ok=True)
+        times = []
+        summary = ""
+        for _ in range(3 if self.quick else 5):
+            dest = tmp / "h2-full.jar"
+            if dest.exists():
+                dest.unlink()
+            t0 = time.monotonic()
+            r = subprocess.run([str(benchlib.DUPLEX), "instrument", str(h2), "-o", str(dest),
+                                "--mode", "full", "--profile", BOTH], capture_output=True,
+                               text=True)
+            wall = time.monotonic() - t0
+            summary = r.stdout + r.stderr
+            m = re.search(r"\(([\d.]+) s\)", summary)
+            times.append((float(m.group(1)) if m else wall, wall))
+        classes = sum(1 for n in zipfile.ZipFile(h2).namelist() if n.endswith(".class"))
+        best = min(t[0] for t in times)
+        out["duplex"] = {"jar": str(h2), "classes": classes, "best_s": best,
+                         "median_s": statistics.median(t[0] for t in times),
+                         "best_process_wall_s": min(t[1] for t in times),
+                         "classes_per_s": classes / best, "summary": summary}
+        asm_src = benchlib.BENCH / "classfile" / "AsmBench.java"
+        asm_jar = benchlib.SHARE / "asm.jar"
+        if asm_src.exists() and asm_jar.exists():
+            cls = benchlib.cache_dir() / "asmbench"
+            cls.mkdir(exist_ok=True)
+            subprocess.run([benchlib.java_bin("javac"), "-nowarn", "-cp", str(asm_jar), "-d",
+                            str(cls), str(asm_src)], check=True)
+            r = subprocess.run([benchlib.java_bin(), "-Xms1g", "-Xmx1g", "-cp",
+                                "%s:%s" % (asm_jar, cls), "AsmBench", "--label", "h2",
+                                "--max-seconds", "10" if self.quick else "30", str(h2)],
+                               capture_output=True, text=True)
+            for line in r.stdout.splitlines():
+                f = line.split()
+                if len(f) >= 7 and f[0] == "RESULT":
+                    out.setdefault("asm", {})[f[2]] = {"classes": int(f[3]), "best_s": float(f[5]),
+                                                       "classes_per_s": float(f[6])}
+            if "asm" not in out:
+                out["asm_error"] = (r.stdout + r.stderr)[-1000:]
+        self.raw["throughput"] = out
+        self.save()
+
+    def meta(self):
+        def cmd(args):
+            try:
+                return subprocess.run(args, capture_output=True, text=True).stdout.strip()
+            except OSError:
+                return ""
+        cpu = ""
+        try:
+            for line in Path("/proc/cpuinfo").read_text().splitlines():
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+        except OSError:
+            pass
+        jv = subprocess.run([benchlib.java_bin(), "-version"], capture_output=True, text=True)
+        self.raw["meta"] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "java": jv.stderr.strip().splitlines(),
+            "cpu": cpu, "cores": os.cpu_count(),
+            "mem_gb": round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1),
+            "kernel": platform.release(),
+            "load_start": os.getloadavg(),
+            "command": " ".join(["bench/run_bench.py"] + sys.argv[1:]),
+            "git": cmd(["git", "-C", str(benchlib.REPO), "describe", "--always", "--dirty"]),
+            "duplex": str(benchlib.DUPLEX),
+        }
+
+    def run(self):
+        self.meta()
+        self.save()
+        for name in self.programs:
+            self.program(name)
+        self.throughput()
+        self.raw["meta"]["load_end"] = os.getloadavg()
+        self.raw["meta"]["seconds"] = time.monotonic() - self.started
+        self.save()
+        return self.raw
+
+
+# ---------------------------------------------------------------------------------------------
+# Analysis
+
+
+def analyse(raw):
+    """Per program and configuration: overhead medians and spreads, accuracy, samples."""
+    res = {}
+    for name, prog in raw["programs"].items():
+        runs = prog["runs"]
+        base = {r["round"]: r for r in runs if r["cfg"] == "base" and r["ok"]}
+        cfgs = {}
+        for r in runs:
+            if r["cfg"] == "base" or not r["ok"] or r["round"] not in base:
+                continue
+            d = cfgs.setdefault(r["cfg"], {"cpu": [], "wall": [], "samples": [], "same": True,
+                                           "agent_ms": [], "duration_ms": []})
+            b = base[r["round"]]
+            d["cpu"].append(r["cpu"] / b["cpu"])
+            d["wall"].append(r["wall"] / b["wall"])
+            d["same"] = d["same"] and r["same"]
+            if "samples" in r:
+                d["samples"].append(r["samples"])
+            if "agent-transform-ms" in r:
+                d["agent_ms"].append(float(r["agent-transform-ms"]))
+                d["wall_s"] = d.get("wall_s", []) + [r["wall"]]
+        failed = sorted({r["cfg"] for r in runs if not r["ok"]})
+        out = {"failed": failed, "cfg": {}, "base_cpu": statistics.median(
+            b["cpu"] for b in base.values()) if base else None,
+            "base_wall": statistics.median(b["wall"] for b in base.values()) if base else None}
+        for cid, d in cfgs.items():
+            e = {"cpu": statistics.median(d["cpu"]), "cpu_min": min(d["cpu"]),
+                 "cpu_max": max(d["cpu"]), "wall": statistics.median(d["wall"]),
+                 "wall_min": min(d["wall"]), "wall_max": max(d["wall"]), "n": len(d["cpu"]),
+                 "samples": statistics.median(d["samples"]) if d["samples"] else None,
+                 "same": d["same"]}
+            if d["agent_ms"]:
+                e["agent_ms"] = statistics.median(d["agent_ms"])
+                e["agent_frac"] = statistics.median(
+                    ms / 1000.0 / w for ms, w in zip(d["agent_ms"], d["wall_s"]))
+            out["cfg"][cid] = e
+        # Accuracy.
+        profiles = {cid: read_profile(Path(p)) for cid, p in prog["profiles"].items()
+                    if Path(p).exists()}
+        acc = {}
+        exh = profiles.get("exh-both")
+        for cid, p in profiles.items():
+            mode = cid.split("@")[0]
+            if cid.startswith("timer") or cid.startswith("counter-eq") or cid.startswith("auto"):
+                mode = "full"
+            ref1 = profiles.get("%s@1" % mode)
+            a = {}
+            for kind in ("ce", "fa"):
+                if ref1:
+                    a[kind + "_ov1"] = overlap(ref1[kind], p[kind])
+                    a[kind + "_hc1"] = hot_cover(ref1[kind], p[kind])
+                if exh:
+                    a[kind + "_ovx"] = overlap(exh[kind], p[kind])
+                    a[kind + "_hcx"] = hot_cover(exh[kind], p[kind])
+                a[kind + "_keys"] = len(p[kind])
+                a[kind + "_total"] = sum(p[kind].values())
+            a["samples"] = p["samples"]
+            acc[cid] = a
+        out["acc"] = acc
+        out["variants"] = {v: {k: d[k] for k in ("class_bytes", "rewritten_bytes", "seconds")}
+                           for v, d in prog["variants"].items()}
+        out["variant_summaries"] = {v: d["summary"] for v, d in prog["variants"].items()}
+        out["slow"] = prog.get("slow", [])
+        out["timer_eq"] = prog.get("timer_equivalent_interval")
+        res[name] = out
+    return res
+
+
+# ---------------------------------------------------------------------------------------------
+# Report
+
+
+def pct(ratio):
+    return None if ratio is None else 100.0 * (ratio - 1.0)
+
+
+def fmt_pct(v, digits=1):
+    return "-" if v is None else ("%+.*f%%" % (digits, v))
+
+
+def fmt_ov(v):
+    return "-" if v is None else "%.1f" % v
+
+
+def fmt_n(v):
+    if v is None:
+        return "-"
+    return "{:,}".format(int(round(v)))
+
+
+def oh(res, prog, cid, key="cpu"):
+    e = res[prog]["cfg"].get(cid)
+    return None if e is None else pct(e[key])
+
+
+def oh_cell(res, prog, cid):
+    e = res[prog]["cfg"].get(cid)
+    if e is None:
+        return "n/a" if cid in res[prog]["failed"] else "-"
+    s = "%s" % fmt_pct(pct(e["cpu"]))
+    if e["n"] > 1:
+        s += " (%s..%s)" % (fmt_pct(pct(e["cpu_min"]), 0), fmt_pct(pct(e["cpu_max"]), 0))
+    else:
+        s += " (1 run)"
+    if not e["same"]:
+        s += " DIFF"
+    return s
+
+
+def mean(vals):
+    vals = [v for v in vals if v is not None]
+    return statistics.mean(vals) if vals else None
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
+    out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def growth(res, prog, variant):
+    v = res[prog]["variants"].get(variant)
+    if not v or not v["class_bytes"]:
+        return None
+    return 100.0 * (v["rewritten_bytes"] / v["class_bytes"] - 1.0)
+
+
+def report(raw, res, charts_dir: Path, charts_rel: str) -> str:
+    cfg = raw["config"]
+    meta = raw["meta"]
+    progs = [p for p in cfg["programs"] if p in res]
+    intervals = cfg["intervals"]
+    L = []
+    L.append("# duplex on real programs: overhead and accuracy\n")
+    L.append("Generated by `bench/run_bench.py` (do not edit by hand; rerun it). Method, "
+             "workloads and how to rerun: bench/README.md.\n")
+    L.append(table(["", ""], [
+        ["date", meta.get("date", "")],
+        ["command", "`%s`" % meta.get("command", "")],
+        ["checkout", meta.get("git", "")],
+        ["JVM", "; ".join(meta.get("java", [])[:3])],
+        ["machine", "%s, %s cores, %s GB, Linux %s" % (meta.get("cpu"), meta.get("cores"),
+                                                      meta.get("mem_gb"), meta.get("kernel"))],
+        ["load average (1/5/15 min)", "start %s, end %s" % (
+            "/".join("%.1f" % x for x in meta.get("load_start", [])),
+            "/".join("%.1f" % x for x in meta.get("load_end", [])))],
+        ["duration", "%.0f min" % (meta.get("seconds", 0) / 60)],
+        ["programs", ", ".join(progs)],
+        ["input size", cfg["size"]],
+        ["rounds", "%d (configurations slower than %gx the original in round 1: 1 run)" % (
+            cfg["reps"], cfg["slow_ratio"])],
+    ]))
+    L.append("""
+**How to read the numbers.** Overhead is the CPU time (user + system, all JVM threads: JIT
+and GC included) of a configuration over the uninstrumented program's in the same round,
+as a percentage; the cell shows the median over rounds and the min..max range. CPU time is
+used because this machine is shared: other jobs kept the load average well above the 2
+cores, which stretches wall-clock time unevenly (wall-clock medians are in the appendix).
+Every configuration's output was compared with the original's; `DIFF` marks a mismatch.
+Accuracy is from the first run of each configuration (counter-based sampling is
+deterministic for single-threaded programs), in percent.
+""")
+    # Targets.
+    def avg_cfg(cid):
+        return mean([oh(res, p, cid) for p in progs])
+
+    def max_cfg(cid):
+        v = [oh(res, p, cid) for p in progs if oh(res, p, cid) is not None]
+        return max(v) if v else None
+
+    def avg_acc(cid, key):
+        return mean([res[p]["acc"].get(cid, {}).get(key) for p in progs])
+
+    def min_acc(cid, key):
+        v = [res[p]["acc"].get(cid, {}).get(key) for p in progs]
+        v = [x for x in v if x is not None]
+        return min(v) if v else None
+
+    tp = raw.get("throughput", {})
+    asm = tp.get("asm", {})
+    asm_best = asm.get("asm-copy-frames") or asm.get("asm-copy")
+    dup_tp = tp.get("duplex", {}).get("classes_per_s")
+    ratio_asm = (dup_tp / asm_best["classes_per_s"]) if (dup_tp and asm_best) else None
+    agent_fracs = [res[p]["cfg"].get("agent-full@1000", {}).get("agent_frac") for p in progs]
+    agent_fracs = [x for x in agent_fracs if x is not None]
+
+    def verdict(ok):
+        return "-" if ok is None else ("met" if ok else "**missed**")
+
+    t_checks, t_checks_max = avg_cfg("checks@0"), max_cfg("checks@0")
+    t_full, t_auto = avg_cfg("full@1000"), avg_cfg("auto@1000")
+    rows = [
+        ["checks-only overhead (Full-Dup, no samples)", "<= 3% mean, none > 8%",
+         "%s mean, %s max" % (fmt_pct(t_checks), fmt_pct(t_checks_max)),
+         verdict(None if t_checks is None else (t_checks <= 3 and t_checks_max <= 8))],
+        ["total overhead Full @1000 (both)", "<= 5%", fmt_pct(t_full),
+         verdict(None if t_full is None else t_full <= 5)],
+        ["total overhead auto @1000 (both)", "<= 5%", fmt_pct(t_auto),
+         verdict(None if t_auto is None else t_auto <= 5)],
+    ]
+    for it, ce_t, fa_t in ((1000, 95, 97), (10000, 85, 95)):
+        if it not in intervals:
+            continue
+        ce, fa = avg_acc("full@%d" % it, "ce_ov1"), avg_acc("full@%d" % it, "fa_ov1")
+        rows.append(["overlap Full @%d vs interval 1 (call-edge / field)" % it,
+                     ">= %d%% / >= %d%%" % (ce_t, fa_t),
+                     "%s / %s (min %s / %s)" % (fmt_ov(ce), fmt_ov(fa),
+                                               fmt_ov(min_acc("full@%d" % it, "ce_ov1")),
+                                               fmt_ov(min_acc("full@%d" % it, "fa_ov1"))),
+                     verdict(None if ce is None or fa is None else (ce >= ce_t and fa >= fa_t))])
+    g_full = mean([growth(res, p, "full") for p in progs])
+    g_auto = mean([growth(res, p, "auto") for p in progs])
+    rows.append(["bytecode growth (class bytes), Full / auto", "report; auto < +60%",
+                 "%s / %s" % (fmt_pct(g_full, 0), fmt_pct(g_auto, 0)),
+                 verdict(None if g_auto is None else g_auto < 60)])
+    rows.append(["rewriter throughput vs ASM 9.4 (h2.jar)", ">= 3x",
+                 "-" if ratio_asm is None else "%.2fx (%s vs %s classes/s)" % (
+                     ratio_asm, fmt_n(dup_tp), fmt_n(asm_best["classes_per_s"])),
+                 verdict(None if ratio_asm is None else ratio_asm >= 3)])
+    rows.append(["agent transform time / run time", "<= 5%",
+                 "-" if not agent_fracs else "%.1f%% mean, %.1f%% max" % (
+                     100 * statistics.mean(agent_fracs), 100 * max(agent_fracs)),
+                 verdict(None if not agent_fracs else max(agent_fracs) <= 0.05)])
+    L.append("## Targets (issue 6)\n")
+    L.append(table(["what", "target", "measured", ""], rows))
+    failed = {p: res[p]["failed"] for p in progs if res[p]["failed"]}
+    diffs = {p: [c for c, e in res[p]["cfg"].items() if not e["same"]] for p in progs}
+    diffs = {p: v for p, v in diffs.items() if v}
+    if failed or diffs:
+        L.append("\nConfigurations that failed (non-zero exit) or changed the output: " +
+                 "; ".join("%s: %s" % (p, ", ".join(v)) for p, v in
+                           list(failed.items()) + [(p, ["%s (output)" % c for c in v])
+                                                   for p, v in diffs.items()]) + "\n")
+
+    # Table 1.
+    L.append("\n## Table 1: exhaustive instrumentation (no framework)\n")
+    rows = [[p, oh_cell(res, p, "exh-ce"), oh_cell(res, p, "exh-fa"), oh_cell(res, p, "exh-both")]
+            for p in progs]
+    rows.append(["**mean**", fmt_pct(avg_cfg("exh-ce")), fmt_pct(avg_cfg("exh-fa")),
+                 fmt_pct(avg_cfg("exh-both"))])
+    rows.append(["paper (Jalapeño)", "+88.3%", "+60.4%", ""])
+    L.append(table(["program", "call-edge", "field-access", "both"], rows))
+
+    # Table 2.
+    L.append("\n## Table 2: Full-Duplication framework overhead, no samples\n")
+    L.append("`checks`: Full-Duplication with empty duplicated code, interval 0 (the paper's "
+             "Table 2). `full@0`: Full-Duplication with both instrumentations in the "
+             "duplicated code, interval 0. Growth: bytes of the jars' .class entries.\n\n")
+    rows = []
+    for p in progs:
+        v = res[p]["variants"]
+        rows.append([p, oh_cell(res, p, "checks@0"), oh_cell(res, p, "full@0"),
+                     fmt_pct(growth(res, p, "checks"), 0), fmt_pct(growth(res, p, "full"), 0),
+                     "%.2f s" % v["full"]["seconds"], fmt_n(v["full"]["class_bytes"])])
+    rows.append(["**mean**", fmt_pct(avg_cfg("checks@0")), fmt_pct(avg_cfg("full@0")),
+                 fmt_pct(mean([growth(res, p, "checks") for p in progs]), 0),
+                 fmt_pct(g_full, 0), "", ""])
+    rows.append(["paper (Jalapeño)", "+4.9% (+1.4% yieldpoints)", "", "", "+34% (machine code)",
+                 "", ""])
+    L.append(table(["program", "checks only", "full, interval 0", "growth checks",
+                    "growth full", "rewrite time full", "class bytes"], rows))
+
+    # Table 3.
+    L.append("\n## Table 3: No-Duplication checks only (interval 0)\n")
+    rows = [[p, oh_cell(res, p, "nodup-ce@0"), oh_cell(res, p, "nodup-fa@0"),
+             oh_cell(res, p, "nodup@0")] for p in progs]
+    rows.append(["**mean**", fmt_pct(avg_cfg("nodup-ce@0")), fmt_pct(avg_cfg("nodup-fa@0")),
+                 fmt_pct(avg_cfg("nodup@0"))])
+    rows.append(["paper (Jalapeño)", "+1.3%", "+51.1%", ""])
+    L.append(table(["program", "call-edge", "field-access", "both"], rows))
+
+    # Table 4.
+    L.append("\n## Table 4: sampled instrumentation, both instrumentations, mean over programs\n")
+    L.append("Samples: median per run. Sampled instr.: total minus the mode's interval-0 "
+             "overhead. Overlap against the interval-1 profile of the same mode (`vs i1`) and "
+             "against the exhaustive profile (`vs exh`); hot-cover against interval 1.\n\n")
+    for m in SAMPLED_MODES:
+        rows = []
+        for it in intervals:
+            cid = "%s@%d" % (m, it)
+            tot = avg_cfg(cid)
+            fw = avg_cfg("%s@0" % m)
+            rows.append([fmt_n(it), fmt_n(mean([res[p]["cfg"].get(cid, {}).get("samples")
+                                                for p in progs])),
+                         fmt_pct(None if tot is None or fw is None else tot - fw),
+                         fmt_pct(tot),
+                         fmt_ov(avg_acc(cid, "ce_ov1")), fmt_ov(avg_acc(cid, "fa_ov1")),
+                         fmt_ov(avg_acc(cid, "ce_ovx")), fmt_ov(avg_acc(cid, "fa_ovx")),
+                         fmt_ov(avg_acc(cid, "ce_hc1")), fmt_ov(avg_acc(cid, "fa_hc1"))])
+        L.append("**%s**\n\n" % {"full": "Full-Duplication", "partial": "Partial-Duplication",
+                                 "nodup": "No-Duplication"}[m])
+        L.append(table(["interval", "samples", "sampled instr.", "total", "overlap CE vs i1",
+                        "overlap FA vs i1", "CE vs exh", "FA vs exh", "hot-cover CE",
+                        "hot-cover FA"], rows))
+        L.append("\n")
+    L.append("Paper (Full-Dup, both): interval 1000: total +6.3%, overlap 94 / 97; 10,000: "
+             "+5.1%, 82 / 94; 100,000: +5.0%, 71 / 83. No-Dup 1000: +57.2%, 93 / 98.\n")
+    rows = []
+    for p in progs:
+        a = res[p]["acc"].get("auto@1000", {})
+        rows.append([p, oh_cell(res, p, "auto@1000"), oh_cell(res, p, "full@1000"),
+                     fmt_ov(a.get("ce_ovx")), fmt_ov(a.get("fa_ovx")),
+                     fmt_pct(growth(res, p, "auto"), 0)])
+    L.append("\n**auto @1000** (per-method choice; accuracy against the exhaustive profile)\n\n")
+    L.append(table(["program", "auto total", "full total", "overlap CE", "overlap FA",
+                    "growth"], rows))
+
+    # Table 5.
+    L.append("\n## Table 5: timer trigger (10 ms) against counter trigger, Full-Duplication\n")
+    L.append("The counter interval is the interval-1 sample count over the timer run's, so "
+             "both take about as many samples. Overlap against Full @1.\n\n")
+    rows = []
+    for p in progs:
+        eq = res[p]["timer_eq"]
+        at = res[p]["acc"].get("timer10ms", {})
+        ac = res[p]["acc"].get("counter-eq@%s" % eq, {}) if eq else {}
+        rows.append([p, fmt_n(at.get("samples")), fmt_n(eq), fmt_n(ac.get("samples")),
+                     fmt_ov(at.get("fa_ov1")), fmt_ov(ac.get("fa_ov1")),
+                     fmt_ov(at.get("ce_ov1")), fmt_ov(ac.get("ce_ov1"))])
+    rows.append(["**mean**", "", "", "",
+                 fmt_ov(mean([res[p]["acc"].get("timer10ms", {}).get("fa_ov1") for p in progs])),
+                 fmt_ov(mean([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
+                     "fa_ov1") for p in progs if res[p]["timer_eq"]])),
+                 fmt_ov(mean([res[p]["acc"].get("timer10ms", {}).get("ce_ov1") for p in progs])),
+                 fmt_ov(mean([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
+                     "ce_ov1") for p in progs if res[p]["timer_eq"]]))])
+    rows.append(["paper", "", "30,000", "", "63", "84", "", ""])
+    L.append(table(["program", "timer samples", "counter interval", "counter samples",
+                    "FA timer", "FA counter", "CE timer", "CE counter"], rows))
+
+    # Global vs striped.
+    mt = [p for p in progs if raw["programs"][p]["threads"] > 1]
+    if mt:
+        L.append("\n## Global against striped counter (multi-threaded programs)\n\n")
+        rows = []
+        for p in mt:
+            for g, s in (("checks@0", "checks@0-striped"), ("full@1000", "full@1000-striped")):
+                ag, as_ = res[p]["acc"].get(g, {}), res[p]["acc"].get(s, {})
+                rows.append([p, g, oh_cell(res, p, g), oh_cell(res, p, s),
+                             fmt_n(ag.get("samples")), fmt_n(as_.get("samples")),
+                             fmt_ov(as_.get("ce_ov1")), fmt_ov(as_.get("fa_ov1"))])
+        L.append(table(["program", "configuration", "global", "striped", "samples global",
+                        "samples striped", "striped overlap CE vs i1", "striped FA vs i1"], rows))
+
+    # Code growth per variant.
+    L.append("\n## Code growth and rewriting time per variant\n\n")
+    rows = []
+    for v in VARIANTS:
+        rows.append([v] + [fmt_pct(growth(res, p, v), 0) for p in progs] +
+                    [fmt_pct(mean([growth(res, p, v) for p in progs]), 0),
+                     "%.2f s" % sum(res[p]["variants"][v]["seconds"] for p in progs)])
+    L.append(table(["variant"] + progs + ["mean", "rewrite time (all)"], rows))
+
+    # Throughput.
+    L.append("\n## Rewriter throughput\n\n")
+    d = tp.get("duplex", {})
+    rows = []
+    if d:
+        rows.append(["duplex instrument --mode full (both), h2.jar", fmt_n(d["classes"]),
+                     "%.3f s" % d["best_s"], fmt_n(d["classes_per_s"]),
+                     "in-process time printed by duplex (jar read, rewrite, jar write); the "
+                     "whole process took %.3f s" % d["best_process_wall_s"]])
+    for mode, a in sorted(asm.items()):
+        rows.append(["ASM 9.4 %s, h2.jar (bench/classfile/AsmBench.java)" % mode,
+                     fmt_n(a["classes"]), "%.3f s" % a["best_s"], fmt_n(a["classes_per_s"]),
+                     "warm, best pass, in memory"])
+    if not asm:
+        rows.append(["ASM 9.4", "", "", "", "not measured: %s" % (
+            tp.get("asm_error", "bench/classfile/AsmBench.java not found")[:200])])
+    L.append(table(["rewriter", "classes", "time", "classes/s", "note"], rows))
+
+    # Agents.
+    if any("agent-full@1000" in res[p]["cfg"] or "jacoco" in res[p]["cfg"] for p in progs):
+        L.append("\n## JVMTI agent against the JaCoCo 0.8.6 agent\n\n")
+        rows = []
+        for p in progs:
+            e = res[p]["cfg"].get("agent-full@1000", {})
+            rows.append([p, oh_cell(res, p, "agent-full@1000"), oh_cell(res, p, "full@1000"),
+                         oh_cell(res, p, "jacoco"),
+                         "-" if "agent_ms" not in e else "%.0f ms" % e["agent_ms"],
+                         "-" if "agent_frac" not in e else "%.1f%%" % (100 * e["agent_frac"])])
+        L.append(table(["program", "duplex agent, full @1000", "offline full @1000",
+                        "JaCoCo agent", "agent transform time", "of wall time"], rows))
+
+    # Charts.
+    if charts_dir:
+        charts_dir.mkdir(parents=True, exist_ok=True)
+        series = []
+        for m in SAMPLED_MODES:
+            pts = [(it, avg_cfg("%s@%d" % (m, it))) for it in intervals]
+            series.append((m, [(x, y) for x, y in pts if y is not None]))
+        svgchart.line_chart(charts_dir / "overhead.svg", "Total overhead (mean CPU time, %)",
+                            "sample interval", "% over uninstrumented", series, log_x=True,
+                            log_y=True)
+        series = []
+        for m in SAMPLED_MODES:
+            for kind, label in (("ce", "call-edge"), ("fa", "field-access")):
+                pts = [(it, avg_acc("%s@%d" % (m, it), kind + "_ov1")) for it in intervals]
+                series.append(("%s %s" % (m, label), [(x, y) for x, y in pts if y is not None]))
+        svgchart.line_chart(charts_dir / "overlap.svg", "Overlap with the interval-1 profile (%)",
+                            "sample interval", "overlap %", series, log_x=True)
+        groups = []
+        for p in progs:
+            groups.append((p, [oh(res, p, c) for c in ("checks@0", "full@1000", "auto@1000",
+                                                       "nodup@1000")]))
+        svgchart.bar_chart(charts_dir / "programs.svg", "Overhead per program (CPU time, %)",
+                           ["checks only", "full @1000", "auto @1000", "nodup @1000"], groups)
+        L.append("\n## Charts\n\n")
+        for f, alt in (("overhead.svg", "total overhead against sample interval"),
+                       ("overlap.svg", "overlap against sample interval"),
+                       ("programs.svg", "overhead per program")):
+            L.append("![%s](%s/%s)\n" % (alt, charts_rel, f))
+
+    # Appendix: everything per program.
+    L.append("\n## Appendix: every configuration per program\n\n")
+    L.append("CPU and wall-clock overhead (median, range, runs), samples, and accuracy in "
+             "percent (CE/FA overlap vs interval 1 of the same mode; vs the exhaustive "
+             "profile).\n")
+    for p in progs:
+        r = res[p]
+        L.append("\n### %s\n\n%s. Uninstrumented: %.2f s CPU, %.2f s wall (medians).%s\n\n" % (
+            p, raw["programs"][p]["description"], r["base_cpu"] or 0, r["base_wall"] or 0,
+            (" Failed: " + ", ".join(r["failed"])) if r["failed"] else ""))
+        rows = []
+        for cid, e in r["cfg"].items():
+            a = r["acc"].get(cid, {})
+            rows.append([cid, oh_cell(res, p, cid), "%s (%s..%s)" % (
+                fmt_pct(pct(e["wall"])), fmt_pct(pct(e["wall_min"]), 0),
+                fmt_pct(pct(e["wall_max"]), 0)), e["n"], fmt_n(e["samples"]),
+                "%s / %s" % (fmt_ov(a.get("ce_ov1")), fmt_ov(a.get("fa_ov1"))),
+                "%s / %s" % (fmt_ov(a.get("ce_ovx")), fmt_ov(a.get("fa_ovx")))])
+        L.append(table(["configuration", "CPU", "wall", "runs", "samples", "overlap vs i1",
+                        "overlap vs exh"], rows))
+        L.append("\n<details><summary>duplex instrument summaries</summary>\n\n```\n" +
+                 "\n".join("%s: %s" % (v, s.strip().replace("\n", "\n    "))
+                           for v, s in r["variant_summaries"].items()) + "\n```\n</details>\n")
+    return "".join(x if x.endswith("\n") else x + "\n" for x in L)
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__,
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--programs")
+    ap.add_argument("--reps", type=int)
+    ap.add_argument("--size", choices=["bench", "check"])
+    ap.add_argument("--slow-ratio", type=float, default=4.0)
+    ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
+    ap.add_argument("--no-agents", action="store_true")
+    ap.add_argument("--out")
+    ap.add_argument("--charts")
+    ap.add_argument("--report-only", help="raw.json of an earlier run: only write the report")
+    a = ap.parse_args()
+    if a.report_only:
+        raw = json.loads(Path(a.report_only).read_text())
+        quick = raw["config"]["quick"]
+    else:
+        for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR):
+            if not p.exists():
+                raise SystemExit("run_bench: %s is missing (ninja -C build)" % p)
+        raw = Bench(a).run()
+        quick = a.quick
+    default_dir = benchlib.cache_dir() / "results-quick" if quick else benchlib.REPO / "docs"
+    out = Path(a.out) if a.out else default_dir / "RESULTS.md"
+    charts = Path(a.charts) if a.charts else (
+        default_dir / "charts" if quick else benchlib.BENCH / "charts")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    rel = os.path.relpath(charts, out.parent)
+    text = report(raw, analyse(raw), charts, rel)
+    out.write_text(text)
+    benchlib.log("run_bench: wrote %s and %s/*.svg" % (out, charts))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
