@@ -9,6 +9,7 @@ build=${DUPLEX_BUILD_DIR:-build}
 duplex="$build/tools/duplex"
 runtime="$build/runtime/duplex-runtime.jar"
 classes="$build/examples/demo-classes"
+args=(12 4000)  # bodies, rounds: small enough that the interval-1 run takes seconds
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -18,13 +19,13 @@ echo "== duplex instrument --mode full (call-edge + field-access)"
 run() {  # run INTERVAL PROFILE CLASSPATH
   local start end
   start=$(date +%s%N)
-  java -Xbootclasspath/a:"$runtime" -Dduplex.interval="$1" -Dduplex.out="$2" -cp "$3" demo.Orbits
+  java -Xbootclasspath/a:"$runtime" -Dduplex.interval="$1" -Dduplex.out="$2" -cp "$3" demo.Orbits "${args[@]}"
   end=$(date +%s%N)
   echo "   ($(( (end - start) / 1000000 )) ms)"
 }
 echo
 echo "== original program"
-start=$(date +%s%N); java -cp "$classes" demo.Orbits; end=$(date +%s%N)
+start=$(date +%s%N); java -cp "$classes" demo.Orbits "${args[@]}"; end=$(date +%s%N)
 echo "   ($(( (end - start) / 1000000 )) ms)"
 echo "== rewritten, interval 1 (every check samples: the perfect profile)"
 run 1 "$work/perfect.xml" "$work/full"

@@ -59,6 +59,9 @@ class MethodRewriter {
 
   MethodOutcome run() {
     const Attribute* code_attr = cf_.find_attribute(method_.attributes, "Code");
+    if (ctx_.class_name == "java/lang/Object" && ctx_.method_name == "<init>") {
+      return unchanged("HotSpot requires java.lang.Object.<init> to stay a lone return");
+    }
     auto ir = build_code_ir(cf_, method_);
     if (!ir) return unchanged("cannot read the code: " + ir.error().message());
     ir_ = std::move(ir.value());

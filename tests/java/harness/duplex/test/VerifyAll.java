@@ -236,6 +236,10 @@ public final class VerifyAll {
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.addAll(List.of(VERIFY_FLAGS));
         cmd.add("-Xshare:off"); // archived (CDS) classes are pre-rewritten and never verified
+        // Extra options for the child (e.g. the duplex runtime on the boot class path, which
+        // rewritten JDK classes call as soon as the JVM starts).
+        String extra = System.getenv("DUPLEX_VERIFY_CHILD_OPTS");
+        if (extra != null && !extra.isBlank()) cmd.addAll(List.of(extra.trim().split("\\s+")));
         List<String> modules = new ArrayList<>();
         for (Path moduleDir : moduleDirs(root)) {
             String module = moduleDir.getFileName().toString();
