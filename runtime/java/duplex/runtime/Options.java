@@ -35,7 +35,7 @@ final class Options implements Cloneable {
   static final long DEFAULT_SEED = 0x2545F4914F6CDD1DL;
 
   int interval = 1000;
-  double jitter = 0.0;
+  double jitter = 0.1;  // breaks aliasing with periodic programs (see docs/profile-format.md)
   long seed = DEFAULT_SEED;
   boolean seedSet = false;
   boolean timerTrigger = false;
