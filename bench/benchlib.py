@@ -128,7 +128,7 @@ def _keep_stdout(stdout: str, stderr: str, run_dir: Path) -> str:
 
 # H2 -----------------------------------------------------------------------------------------
 
-H2_SIZES = {"bench": (2000, 20000), "check": (200, 1500)}
+H2_SIZES = {"bench": (1000, 8000), "check": (200, 1500)}
 
 
 def _h2_prepare(w: Workload, prep: Path) -> List[Path]:
@@ -150,23 +150,32 @@ def _h2_args(prep: Path, run: Path, size: str) -> List[str]:
 
 def _ecj_prepare(w: Workload, prep: Path) -> List[Path]:
     stamp = prep / ".stamp"
-    key = "v2:%s:%d" % (BSH_TAR, BSH_TAR.stat().st_size)
+    key = "v3:%s:%d" % (BSH_TAR, BSH_TAR.stat().st_size)
     if not _stamp_ok(stamp, key):
         shutil.rmtree(prep / "bsh", ignore_errors=True)
         with tarfile.open(BSH_TAR) as t:
             t.extractall(prep / "bsh")
         # BeanShell's interpreter and its bundled ASM; the servlet and BSF glue need jars that
-        # are not installed.
-        roots = [prep / "bsh" / "src", prep / "bsh" / "asm" / "src"]
-        files = sorted(str(p) for r in roots for p in r.rglob("*.java") if "/servlet/" not in str(p))
-        (prep / "files.txt").write_text("\n".join(files) + "\n")
+        # are not installed. large: all of it (121 files); bench: the bsh package and ASM, with
+        # whatever else they use found on -sourcepath; check: ASM alone (10 files).
+        src, asm = prep / "bsh" / "src", prep / "bsh" / "asm" / "src"
+        sets = {
+            "large": [p for r in (src, asm) for p in r.rglob("*.java") if "/servlet/" not in str(p)],
+            "bench": list((src / "bsh").glob("*.java")) + list(asm.rglob("*.java")),
+            "check": list(asm.rglob("*.java")),
+        }
+        for size, files in sets.items():
+            (prep / ("files-%s.txt" % size)).write_text(
+                "\n".join(sorted(str(p) for p in files)) + "\n")
         stamp.write_text(key)
     return []
 
 
 def _ecj_args(prep: Path, run: Path, size: str) -> List[str]:
-    return ["-repeat", "2" if size == "bench" else "1", "-8", "-nowarn", "-proc:none", "-proceedOnError",
-            "-d", str(run / "classes"), "@" + str(prep / "files.txt")]
+    bsh = prep / "bsh"
+    return ["-8", "-nowarn", "-proc:none", "-proceedOnError", "-sourcepath",
+            "%s:%s" % (bsh / "src", bsh / "asm" / "src"), "-d", str(run / "classes"),
+            "@" + str(prep / ("files-%s.txt" % size))]
 
 
 def _ecj_normalise(stdout: str, stderr: str, run: Path) -> str:
@@ -185,7 +194,7 @@ def _ecj_normalise(stdout: str, stderr: str, run: Path) -> str:
 def _rhino_args(prep: Path, run: Path, size: str) -> List[str]:
     # -opt -1: interpret, so the work stays in js.jar instead of classes generated at run time.
     return ["-opt", "-1", str(BENCH / "workloads/rhino/highlight.js"), str(HIGHLIGHT),
-            str(JQUERY), "2" if size == "bench" else "1", "30000" if size == "bench" else "3000"]
+            str(JQUERY), "1", "20000" if size == "bench" else "3000"]
 
 
 # Xalan --------------------------------------------------------------------------------------
@@ -250,7 +259,7 @@ def _compress_prepare(w: Workload, prep: Path) -> List[Path]:
 
 
 def _compress_args(prep: Path, run: Path, size: str) -> List[str]:
-    return [str(run / "work"), "1", "300000" if size == "bench" else "20000", str(JQUERY)]
+    return [str(run / "work"), "1", "150000" if size == "bench" else "20000", str(JQUERY)]
 
 
 # Bouncy Castle ------------------------------------------------------------------------------
@@ -269,7 +278,7 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
     Workload("h2", "H2 2.1 SQL database, in-memory script with joins and aggregates",
              ["libh2-java"], [SHARE / "h2.jar"], "org.h2.tools.RunScript", _h2_args,
              _keep_stdout, _h2_prepare, classes=1026),
-    Workload("ecj", "Eclipse compiler 3.32 compiling the BeanShell sources (bsh-src) twice",
+    Workload("ecj", "Eclipse compiler 3.32 compiling BeanShell sources (bsh-src)",
              ["libeclipse-jdt-core-java", "bsh-src"], [SHARE / "eclipse-jdt-core.jar"],
              "org.eclipse.jdt.internal.compiler.batch.Main", _ecj_args, _ecj_normalise,
              _ecj_prepare, classes=2090),
@@ -280,9 +289,9 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
              ["libxalan2-java", "libxerces2-java", "shared-mime-info"],
              [SHARE / "xalan2.jar", SHARE / "serializer.jar", SHARE / "xercesImpl.jar"],
              "org.apache.xalan.xslt.Process", _xalan_args, _xalan_normalise, classes=2670),
-    Workload("sunflow", "Sunflow 0.07.2 ray tracer benchmark, 2 threads, 128x128",
+    Workload("sunflow", "Sunflow 0.07.2 ray tracer benchmark, 2 threads, 64x64",
              ["libsunflow-java"], [SHARE / "sunflow.jar"], "org.sunflow.Benchmark",
-             lambda prep, run, size: ["-bench", "2", "128" if size == "bench" else "32"],
+             lambda prep, run, size: ["-bench", "2", "64" if size == "bench" else "32"],
              _sunflow_normalise, _sunflow_prepare,
              threads=2, classes=265),
     Workload("xerces", "Xerces 2.12 SAX Counter, 20 parses of the MIME database",

@@ -25,6 +25,13 @@ class CallEdgeInstrumentation final : public Instrumentation {
     return out.invoke_static(runtime_api::kClass, runtime_api::kCallEdge, runtime_api::kKeyDesc);
   }
 
+  bool has_sampled_form() const override { return true; }
+  Status emit_sampled(const MethodView&, const SitePoint& site, EventCode& out) const override {
+    if (auto s = out.push_string(site.target); !s) return s;
+    return out.invoke_static(runtime_api::kClass, runtime_api::kSampledCallEdge,
+                             runtime_api::kKeyDesc);
+  }
+
  private:
   static std::string callee_key(const MethodView& m) {
     return m.context.class_name + "." + m.context.method_name + m.context.descriptor;
@@ -51,12 +58,21 @@ class FieldAccessInstrumentation final : public Instrumentation {
   }
 
   Status emit(const MethodView& m, const SitePoint& site, EventCode& out) const override {
+    return emit_call(m, site, out, runtime_api::kFieldRead, runtime_api::kFieldWrite);
+  }
+
+  bool has_sampled_form() const override { return true; }
+  Status emit_sampled(const MethodView& m, const SitePoint& site, EventCode& out) const override {
+    return emit_call(m, site, out, runtime_api::kSampledFieldRead, runtime_api::kSampledFieldWrite);
+  }
+
+ private:
+  static Status emit_call(const MethodView& m, const SitePoint& site, EventCode& out,
+                          const char* read, const char* write) {
     uint16_t opcode = m.code.insns[site.insn].opcode;
-    bool write = opcode == op::kPutstatic || opcode == op::kPutfield;
+    bool is_write = opcode == op::kPutstatic || opcode == op::kPutfield;
     if (auto s = out.push_string(site.target); !s) return s;
-    return out.invoke_static(runtime_api::kClass,
-                             write ? runtime_api::kFieldWrite : runtime_api::kFieldRead,
-                             runtime_api::kKeyDesc);
+    return out.invoke_static(runtime_api::kClass, is_write ? write : read, runtime_api::kKeyDesc);
   }
 };
 

@@ -281,7 +281,6 @@ class Duplicator {
     }
   }
 
-
   // ---- duplicated code ----
 
   Status emit_duplicated_code() {

@@ -54,6 +54,11 @@ class InPlaceEvents {
   Status emit_group(std::span<const Site> sites, bool at_entry) {
     if (sites.empty()) return Ok{};
     if (!guarded_) return emit_events(m_, sites, pool_, out_.insns);
+    if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
+      ++checks_;  // the runtime call checks, then records
+      EventCode code(pool_, out_.insns);
+      return sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
+    }
     LabelId skip = out_.new_label();
     out_.insns.push_back(check_);
     out_.insns.push_back(Insn::make_branch(op::kIfeq, skip));

@@ -66,6 +66,15 @@ class Instrumentation {
   virtual void select(const MethodView& method, std::vector<SitePoint>& out) const = 0;
   // Emits one event at `site`.
   virtual Status emit(const MethodView& method, const SitePoint& site, EventCode& out) const = 0;
+
+  // Optional: an instrumentation whose runtime call can do the check itself ("check, then
+  // record") emits that one call for No-Duplication instead of `check; ifeq skip; event`.
+  // Half the bytecode per site; the same cost once the JIT inlines the call.
+  virtual bool has_sampled_form() const { return false; }
+  virtual Status emit_sampled(const MethodView& method, const SitePoint& site,
+                              EventCode& out) const {
+    return emit(method, site, out);
+  }
 };
 
 // The built-in instrumentations: "call-edge" and "field-access". Null for an unknown name.

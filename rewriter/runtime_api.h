@@ -13,6 +13,10 @@ inline constexpr const char* kCallEdge = "callEdge";
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";
 inline constexpr const char* kEvent = "event";
+// No-Duplication's fused forms: check, then the event (one call instead of a guard).
+inline constexpr const char* kSampledCallEdge = "sampledCallEdge";
+inline constexpr const char* kSampledFieldRead = "sampledFieldRead";
+inline constexpr const char* kSampledFieldWrite = "sampledFieldWrite";
 inline constexpr const char* kKeyDesc = "(Ljava/lang/String;)V";
 inline constexpr const char* kRegister = "register";
 inline constexpr const char* kRegisterDesc = "(Ljava/lang/Class;Ljava/lang/String;)V";

@@ -33,7 +33,7 @@ done
 check=$build/duplex-corpus-check
 jmods=${JMODS:-/usr/lib/jvm/java-17-openjdk-amd64/jmods}
 share=${SHARE_JAVA:-/usr/share/java}
-export DUPLEX_HARNESS_DIR=${DUPLEX_HARNESS_DIR:-$build/tests/java/harness}
+export DUPLEX_HARNESS_DIR="${DUPLEX_HARNESS_DIR:-$build/tests/java/harness}"
 verify=$root/tests/scripts/verify_dir.sh
 [ -x "$check" ] || { echo "$0: no $check (ninja -C $build duplex-corpus-check)" >&2; exit 2; }
 if [ -z "$work" ]; then

@@ -168,6 +168,25 @@ public final class Duplex {
   /** Counts a write of the field {@code owner.name:desc}. */
   public static void fieldWrite(String fieldKey) { count(FIELD_WRITES, fieldKey); }
 
+  /**
+   * No-Duplication's guarded events in one call: the check, then the event if it samples.
+   * Small enough that the JIT inlines them, so they cost what `check(); ifeq; event` costs,
+   * in half the bytecode at every site.
+   */
+  public static void sampledFieldRead(String fieldKey) {
+    if (check()) fieldRead(fieldKey);
+  }
+
+  /** See {@link #sampledFieldRead}. */
+  public static void sampledFieldWrite(String fieldKey) {
+    if (check()) fieldWrite(fieldKey);
+  }
+
+  /** See {@link #sampledFieldRead}; the caller is found as for {@link #callEdge}. */
+  public static void sampledCallEdge(String calleeKey) {
+    if (check()) callEdge(calleeKey);
+  }
+
   /** Counts one event under a free-form key ({@code kind:detail}). */
   public static void event(String key) { count(EVENTS, key); }
 
