@@ -190,9 +190,37 @@ class Bench:
         self.raw = {"programs": {}, "meta": {}, "throughput": {}, "config": {
             "quick": a.quick, "reps": self.reps, "size": self.size, "intervals": self.intervals,
             "slow_ratio": a.slow_ratio, "programs": self.programs}}
+        self.snapshot_tools()
         self.agent_ok = AGENT_SO.exists() and not a.no_agents
         self.jacoco = None if a.no_agents else jacoco_agent_jar()
         self.started = time.monotonic()
+
+    def snapshot_tools(self):
+        """Copies duplex, the runtime jar and the agent out of the build directory, which other
+        work may rebuild while the benchmark runs, and uses the copies throughout."""
+        global AGENT_SO
+        tools = self.results_dir / "tools"
+        tools.mkdir(exist_ok=True)
+        for attempt in range(10):
+            try:
+                for src in (benchlib.DUPLEX, benchlib.RUNTIME_JAR, AGENT_SO):
+                    if src.exists():
+                        shutil.copy2(src, tools / src.name)
+                r = subprocess.run([str(tools / benchlib.DUPLEX.name), "--version"],
+                                   capture_output=True, text=True)
+                zipfile.ZipFile(tools / benchlib.RUNTIME_JAR.name).testzip()
+                if r.returncode == 0:
+                    break
+            except (OSError, zipfile.BadZipFile):
+                pass
+            time.sleep(10)  # a rebuild is under way
+        else:
+            raise SystemExit("run_bench: could not copy a working duplex out of the build")
+        self.raw["config"]["duplex_version"] = r.stdout.strip()
+        benchlib.DUPLEX = tools / benchlib.DUPLEX.name
+        benchlib.RUNTIME_JAR = tools / benchlib.RUNTIME_JAR.name
+        if (tools / AGENT_SO.name).exists():
+            AGENT_SO = tools / AGENT_SO.name
 
     def save(self):
         (self.results_dir / "raw.json").write_text(json.dumps(self.raw, indent=1, default=str))
