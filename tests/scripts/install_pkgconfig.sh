@@ -15,5 +15,7 @@ export PKG_CONFIG_PATH="$pc"
 flags=$(pkg-config --define-variable=prefix="$root$prefix" --cflags --libs duplex)
 # shellcheck disable=SC2086
 c++ -std=c++20 -o "$root/alloc-sites" "$src/examples/alloc_sites/alloc_sites.cpp" $flags
-"$root/alloc-sites" 2>/dev/null; test $? -eq 2 || { echo "FAIL: the tool did not run"; exit 1; }
+status=0
+"$root/alloc-sites" 2>/dev/null || status=$?
+[ "$status" -eq 2 ] || { echo "FAIL: the tool did not run (status $status)"; exit 1; }
 echo "ok: built examples/alloc_sites against the installed library with pkg-config"
