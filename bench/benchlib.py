@@ -41,6 +41,12 @@ def cache_dir() -> Path:
     return d
 
 
+def exit_on_sigterm() -> None:
+    """SIGTERM raises SystemExit, so a running JVM is killed on the way out (see run)."""
+    import signal
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+
+
 def log(msg: str) -> None:
     print(msg, file=sys.stderr, flush=True)
 
@@ -336,6 +342,7 @@ class RunResult:
     stdout: str
     stderr: str
     run_dir: Path
+    timed_out: bool = False
 
 
 def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
@@ -361,15 +368,22 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         t0 = time.monotonic()
         p = subprocess.Popen(cmd, stdout=out, stderr=err, stdin=subprocess.DEVNULL, cwd=run_dir)
         deadline = t0 + timeout
-        while True:
-            pid, status, usage = os.wait4(p.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.monotonic() > deadline:
-                p.kill()
-                pid, status, usage = os.wait4(p.pid, 0)
-                break
-            time.sleep(0.01)
+        timed_out = False
+        try:
+            while True:
+                pid, status, usage = os.wait4(p.pid, os.WNOHANG)
+                if pid:
+                    break
+                if time.monotonic() > deadline:
+                    timed_out = True
+                    p.kill()
+                    pid, status, usage = os.wait4(p.pid, 0)
+                    break
+                time.sleep(0.01)
+        except BaseException:  # interrupted: never leave the JVM behind
+            p.kill()
+            os.wait4(p.pid, 0)
+            raise
         wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     stdout = out_path.read_text(errors="replace")
@@ -380,7 +394,7 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         output = "(normaliser failed: %s)\n" % e
     (run_dir / "normalised.txt").write_text(output)
     r = RunResult(p.returncode == 0, p.returncode, output, wall,
-                  usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir)
+                  usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir, timed_out)
     if not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return r

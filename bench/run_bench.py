@@ -65,9 +65,12 @@ VARIANTS = {  # name -> (mode, profile)
 }
 SAMPLED_MODES = ["full", "partial", "nodup"]
 FULL_INTERVALS = [1, 10, 100, 1000, 10000, 100000]
-QUICK_INTERVALS = [1, 100, 1000, 10000]
+QUICK_INTERVALS = [1, 1000, 10000]
 FULL_PROGRAMS = ["h2", "ecj", "rhino", "xalan", "sunflow", "bcprov"]
-QUICK_PROGRAMS = ["xalan", "sunflow"]
+QUICK_PROGRAMS = ["xalan", "bcprov"]
+# Configurations that record every event (a stack walk per call edge): if the first of them
+# (full@1) runs past --slow-timeout, the others are skipped for that program.
+PERFECT = ("full@1", "partial@1", "nodup@1", "exh-ce", "exh-both")
 AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
 HOT_T = 0.1
@@ -248,15 +251,15 @@ class Bench:
         prog["variants"] = variants
 
     # -- one run ----------------------------------------------------------------------------
-    def run_one(self, w, extra, prog, cfg, round_no):
+    def run_one(self, w, extra, prog, cfg, round_no, timeout=None):
         cid, variant, settings, kind = cfg
         jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
         run_profile = "profile.xml"
         opts = jvm_opts_for(cfg, run_profile, self.jacoco)
         r = benchlib.run(w, prog["extra"], jars, opts, keep=True, size=self.size,
-                         timeout=self.a.timeout)
+                         timeout=timeout or self.a.timeout)
         rec = {"cfg": cid, "round": round_no, "cpu": r.cpu, "wall": r.wall, "ok": r.ok,
-               "same": r.output == prog["expected"]}
+               "same": r.output == prog["expected"], "timeout": r.timed_out}
         pf = r.run_dir / run_profile
         if pf.exists():
             try:
@@ -278,7 +281,7 @@ class Bench:
         prog["runs"].append(rec)
         benchlib.log("[%s] %s r%d %-18s cpu %6.2f s wall %6.2f s%s%s" % (
             self.elapsed(), w.name, round_no, cid, r.cpu, r.wall,
-            "" if r.ok else " EXIT %d" % r.status,
+            "" if r.ok else (" TIMEOUT" if r.timed_out else " EXIT %d" % r.status),
             "" if rec["same"] or not r.ok else " OUTPUT DIFFERS"))
         return rec
 
@@ -304,13 +307,22 @@ class Bench:
         rng.shuffle(rest)
         base_cpu = None
         slow = set()
+        skipped = []
         order = first + rest
         for c in order:
-            rec = self.run_one(w, extra, prog, c, 1)
+            if c[0] in PERFECT and prog.get("perfect_timeout"):
+                skipped.append(c[0])
+                continue
+            rec = self.run_one(w, extra, prog, c, 1,
+                               timeout=self.a.slow_timeout if c[0] in PERFECT else None)
+            if rec["timeout"] and c[0] in PERFECT:
+                prog["perfect_timeout"] = self.a.slow_timeout
             if c[0] == "base":
                 base_cpu = rec["cpu"]
-            elif base_cpu and rec["cpu"] > self.a.slow_ratio * base_cpu:
+            elif base_cpu and (rec["cpu"] > self.a.slow_ratio * base_cpu or not rec["ok"]):
                 slow.add(c[0])
+        prog["skipped"] = skipped
+        configs = [c for c in configs if c[0] not in skipped]
         # The counter interval that takes as many samples as the 10 ms timer did.
         s1 = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
         st = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "timer10ms"), None)
@@ -483,6 +495,9 @@ def analyse(raw):
                            for v, d in prog["variants"].items()}
         out["variant_summaries"] = {v: d["summary"] for v, d in prog["variants"].items()}
         out["slow"] = prog.get("slow", [])
+        out["skipped"] = prog.get("skipped", [])
+        out["perfect_timeout"] = prog.get("perfect_timeout")
+        out["timeouts"] = sorted({r["cfg"] for r in runs if r.get("timeout")})
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         res[name] = out
     return res
@@ -868,11 +883,15 @@ def main() -> int:
     ap.add_argument("--size", choices=["bench", "check"])
     ap.add_argument("--slow-ratio", type=float, default=4.0)
     ap.add_argument("--timeout", type=float, default=900, help="seconds per run")
+    ap.add_argument("--slow-timeout", type=float,
+                    help="seconds for a run recording every event (default 240, quick 90)")
     ap.add_argument("--no-agents", action="store_true")
     ap.add_argument("--out")
     ap.add_argument("--charts")
     ap.add_argument("--report-only", help="raw.json of an earlier run: only write the report")
     a = ap.parse_args()
+    if a.slow_timeout is None:
+        a.slow_timeout = 90 if a.quick else 240
     if a.report_only:
         raw = json.loads(Path(a.report_only).read_text())
         quick = raw["config"]["quick"]
@@ -895,4 +914,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    benchlib.exit_on_sigterm()
     sys.exit(main())

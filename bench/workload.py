@@ -71,4 +71,5 @@ def main() -> int:
 
 
 if __name__ == "__main__":
+    benchlib.exit_on_sigterm()
     sys.exit(main())

@@ -22,13 +22,13 @@ class CallEdgeInstrumentation final : public Instrumentation {
 
   Status emit(const MethodView&, const SitePoint& site, EventCode& out) const override {
     if (auto s = out.push_string(site.target); !s) return s;
-    return out.invoke_static(runtime_api::kClass, runtime_api::kCallEdge, runtime_api::kKeyDesc);
+    return out.invoke_static(out.runtime_class(), runtime_api::kCallEdge, runtime_api::kKeyDesc);
   }
 
   bool has_sampled_form() const override { return true; }
   Status emit_sampled(const MethodView&, const SitePoint& site, EventCode& out) const override {
     if (auto s = out.push_string(site.target); !s) return s;
-    return out.invoke_static(runtime_api::kClass, runtime_api::kSampledCallEdge,
+    return out.invoke_static(out.runtime_class(), runtime_api::kSampledCallEdge,
                              runtime_api::kKeyDesc);
   }
 
@@ -72,7 +72,7 @@ class FieldAccessInstrumentation final : public Instrumentation {
     uint16_t opcode = m.code.insns[site.insn].opcode;
     bool is_write = opcode == op::kPutstatic || opcode == op::kPutfield;
     if (auto s = out.push_string(site.target); !s) return s;
-    return out.invoke_static(runtime_api::kClass, is_write ? write : read, runtime_api::kKeyDesc);
+    return out.invoke_static(out.runtime_class(), is_write ? write : read, runtime_api::kKeyDesc);
   }
 };
 

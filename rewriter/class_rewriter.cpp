@@ -91,7 +91,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     return Error::plain("already rewritten by duplex; rewrite the original class instead")
         .in(result.class_name);
   }
-  if (is_runtime_class(result.class_name)) {
+  if (is_runtime_class(result.class_name) || result.class_name == options.runtime_class) {
     result.notes.push_back("the duplex runtime is never instrumented");
     return result;
   }
@@ -114,7 +114,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {
-    if (auto s = add_site_registration(cf, calls, result.site_tables); !s) {
+    if (auto s = add_site_registration(cf, calls, options.runtime_class, result.site_tables);
+        !s) {
       result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
                              s.error().message());
     }

@@ -65,13 +65,13 @@ class Duplicator {
   }
 
   Status make_runtime_calls() {
-    auto check = make_check_call(pool_);
+    auto check = make_check_call(pool_, m_.runtime_class);
     if (!check) return check.error();
     check_call_ = *check;
     if (count_edges_) {
-      auto entry = pool_.add_methodref(runtime_api::kClass, runtime_api::kCountEntry,
+      auto entry = pool_.add_methodref(m_.runtime_class, runtime_api::kCountEntry,
                                        runtime_api::kVoidDesc);
-      auto back = pool_.add_methodref(runtime_api::kClass, runtime_api::kCountBackedge,
+      auto back = pool_.add_methodref(m_.runtime_class, runtime_api::kCountBackedge,
                                       runtime_api::kVoidDesc);
       if (!entry) return entry.error();
       if (!back) return back.error();
@@ -504,8 +504,8 @@ class Duplicator {
 
 }  // namespace
 
-Result<Insn> make_check_call(ConstantPool& pool) {
-  auto ref = pool.add_methodref(runtime_api::kClass, runtime_api::kCheck, runtime_api::kCheckDesc);
+Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class) {
+  auto ref = pool.add_methodref(runtime_class, runtime_api::kCheck, runtime_api::kCheckDesc);
   if (!ref) return ref.error();
   return Insn::make(op::kInvokestatic, *ref);
 }

@@ -36,7 +36,7 @@ Status EventCode::invoke_static(std::string_view owner, std::string_view name,
 
 Status EventCode::count_event(std::string_view key) {
   if (auto s = push_string(key); !s) return s;
-  return invoke_static(runtime_api::kClass, runtime_api::kEvent, runtime_api::kKeyDesc);
+  return invoke_static(runtime_class_, runtime_api::kEvent, runtime_api::kKeyDesc);
 }
 
 }  // namespace duplex

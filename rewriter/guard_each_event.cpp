@@ -33,7 +33,7 @@ class InPlaceEvents {
 
   Result<TransformedCode> run() {
     if (guarded_) {
-      auto check = make_check_call(pool_);
+      auto check = make_check_call(pool_, m_.runtime_class);
       if (!check) return check.error();
       check_ = *check;
     }
@@ -56,7 +56,7 @@ class InPlaceEvents {
     if (!guarded_) return emit_events(m_, sites, pool_, out_.insns);
     if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
       ++checks_;  // the runtime call checks, then records
-      EventCode code(pool_, out_.insns);
+      EventCode code(pool_, out_.insns, m_.runtime_class);
       return sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
     }
     LabelId skip = out_.new_label();

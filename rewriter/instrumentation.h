@@ -24,6 +24,9 @@ struct MethodView {
   const Member& method;
   const MethodContext& context;
   const CodeIR& code;  // the original code
+  // The runtime class events call (internal name): duplex/runtime/Duplex unless the rewrite
+  // options name another (a shaded copy, or a stub placed inside a JDK module for tests).
+  std::string_view runtime_class;
 };
 
 enum class SiteKind : uint8_t {
@@ -42,7 +45,8 @@ struct SitePoint {
 // local variables. Helpers add the pool entries they need.
 class EventCode {
  public:
-  EventCode(ConstantPool& pool, std::vector<Insn>& out) : pool_(pool), out_(out) {}
+  EventCode(ConstantPool& pool, std::vector<Insn>& out, std::string_view runtime_class)
+      : pool_(pool), out_(out), runtime_class_(runtime_class) {}
 
   Status push_string(std::string_view modified_utf8);
   Status push_int(int32_t value);
@@ -51,10 +55,12 @@ class EventCode {
   Status count_event(std::string_view key);
   void raw(const Insn& insn) { out_.push_back(insn); }
   ConstantPool& pool() { return pool_; }
+  std::string_view runtime_class() const { return runtime_class_; }
 
  private:
   ConstantPool& pool_;
   std::vector<Insn>& out_;
+  std::string_view runtime_class_;
 };
 
 class Instrumentation {

@@ -67,7 +67,7 @@ class MethodRewriter {
     ir_ = std::move(ir.value());
     outcome_.report.original_code_size = original_code_size(code_attr);
     outcome_.report.new_code_size = outcome_.report.original_code_size;
-    MethodView view{cf_, method_, ctx_, ir_};
+    MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class};
     MethodSites sites(view, options_.instrumentations);
     outcome_.report.sites = static_cast<uint32_t>(sites.count());
     record_sites(view, sites);

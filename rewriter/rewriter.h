@@ -49,6 +49,9 @@ struct RewriteOptions {
   // The agent turns this off: a class it may later retransform to its original bytes must
   // keep its set of methods, so it registers ClassRewrite::site_tables itself.
   bool register_sites_in_clinit = true;
+  // The runtime class rewritten code calls (internal name). Another name serves a shaded copy
+  // of the runtime, or a stub placed in a JDK module to verify rewritten JDK classes.
+  std::string runtime_class = "duplex/runtime/Duplex";
 };
 
 struct MethodReport {

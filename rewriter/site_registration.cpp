@@ -31,12 +31,13 @@ Member* find_clinit(ClassFile& cf) {
   return nullptr;
 }
 
-Result<std::vector<Insn>> prefix_insns(ClassFile& cf, const std::vector<std::string>& parts) {
+Result<std::vector<Insn>> prefix_insns(ClassFile& cf, const std::vector<std::string>& parts,
+                                       std::string_view runtime_class) {
   std::vector<Insn> out;
   bool with_class = ldc_class_allowed(cf);
   const char* name = with_class ? runtime_api::kRegister : runtime_api::kRegisterByName;
   const char* desc = with_class ? runtime_api::kRegisterDesc : runtime_api::kRegisterByNameDesc;
-  auto method = cf.pool.add_methodref(runtime_api::kClass, name, desc);
+  auto method = cf.pool.add_methodref(runtime_class, name, desc);
   if (!method) return method.error();
   for (const std::string& part : parts) {
     if (with_class) out.push_back(Insn::make(op::kLdcW, cf.this_class));
@@ -113,7 +114,7 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
 }
 
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
-                             std::vector<std::string>& parts_out) {
+                             std::string_view runtime_class, std::vector<std::string>& parts_out) {
   bool with_class = ldc_class_allowed(cf);
   // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
   // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
@@ -125,7 +126,7 @@ Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& meth
     parts = std::move(next);
     if (settled) break;
   }
-  auto prefix = prefix_insns(cf, parts);
+  auto prefix = prefix_insns(cf, parts, runtime_class);
   if (!prefix) return prefix.error();
   Status s = Ok{};
   if (Member* clinit = find_clinit(cf)) {

@@ -27,6 +27,6 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
 // leaves the class as it was) if <clinit> cannot take the code.
 // `parts_out` receives the table parts registered.
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
-                             std::vector<std::string>& parts_out);
+                             std::string_view runtime_class, std::vector<std::string>& parts_out);
 
 }  // namespace duplex

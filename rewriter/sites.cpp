@@ -30,7 +30,7 @@ MethodSites::MethodSites(const MethodView& method,
 
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
                    std::vector<Insn>& out) {
-  EventCode code(pool, out);
+  EventCode code(pool, out, method.runtime_class);
   for (const Site& site : sites) {
     if (auto s = site.instrumentation->emit(method, site.point, code); !s) return s;
   }

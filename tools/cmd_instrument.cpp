@@ -28,6 +28,8 @@ const char* const kInstrumentHelp =
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
+    "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
+    "                        for a shaded copy of the runtime\n"
     "  --count-edges         (testing) also count method entries and back edges executed,\n"
     "                        to check that checks <= entries + back edges (Property 1)\n";
 
@@ -81,6 +83,10 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       (arg == "--include" ? options.include : options.exclude).push_back(v);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
+    } else if (arg == "--runtime-class") {
+      if (!value(v) || v.empty()) return "option --runtime-class needs a class name";
+      options.rewrite.runtime_class = v;
+      for (char& c : options.rewrite.runtime_class) c = c == '.' ? '/' : c;
     } else if (arg == "--count-edges") {
       options.rewrite.count_edges = true;
     } else if (arg == "--methods") {
