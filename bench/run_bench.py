@@ -453,7 +453,9 @@ def analyse(raw):
             if "agent-transform-ms" in r:
                 d["agent_ms"].append(float(r["agent-transform-ms"]))
                 d["wall_s"] = d.get("wall_s", []) + [r["wall"]]
-        failed = sorted({r["cfg"] for r in runs if not r["ok"]})
+        failed = sorted({r["cfg"] for r in runs if not r["ok"] and not r.get("timeout")})
+        lower_bounds = {r["cfg"]: r["cpu"] / base[r["round"]]["cpu"] for r in runs
+                        if r.get("timeout") and r["round"] in base}
         out = {"failed": failed, "cfg": {}, "base_cpu": statistics.median(
             b["cpu"] for b in base.values()) if base else None,
             "base_wall": statistics.median(b["wall"] for b in base.values()) if base else None}
@@ -497,7 +499,7 @@ def analyse(raw):
         out["slow"] = prog.get("slow", [])
         out["skipped"] = prog.get("skipped", [])
         out["perfect_timeout"] = prog.get("perfect_timeout")
-        out["timeouts"] = sorted({r["cfg"] for r in runs if r.get("timeout")})
+        out["timeouts"] = lower_bounds
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         res[name] = out
     return res
@@ -533,7 +535,11 @@ def oh(res, prog, cid, key="cpu"):
 def oh_cell(res, prog, cid):
     e = res[prog]["cfg"].get(cid)
     if e is None:
-        return "n/a" if cid in res[prog]["failed"] else "-"
+        if cid in res[prog].get("timeouts", {}):
+            return "> %s (timeout)" % fmt_pct(pct(res[prog]["timeouts"][cid]), 0)
+        if cid in res[prog].get("skipped", []):
+            return "skipped"
+        return "FAILED" if cid in res[prog]["failed"] else "-"
     s = "%s" % fmt_pct(pct(e["cpu"]))
     if e["n"] > 1:
         s += " (%s..%s)" % (fmt_pct(pct(e["cpu_min"]), 0), fmt_pct(pct(e["cpu_max"]), 0))
@@ -855,9 +861,19 @@ deterministic for single-threaded programs), in percent.
              "profile).\n")
     for p in progs:
         r = res[p]
+        notes = ""
+        if r["failed"]:
+            notes += " Failed (non-zero exit): %s." % ", ".join(r["failed"])
+        if r.get("perfect_timeout"):
+            notes += (" Recording every event took longer than %.0f s (timeout), so %s were "
+                      "skipped and there is no interval-1 reference." % (
+                          r["perfect_timeout"], ", ".join(r.get("skipped", [])) or "none"))
+        if r.get("slow"):
+            notes += " Run once (slower than %gx in round 1): %s." % (
+                raw["config"]["slow_ratio"], ", ".join(r["slow"]))
         L.append("\n### %s\n\n%s. Uninstrumented: %.2f s CPU, %.2f s wall (medians).%s\n\n" % (
             p, raw["programs"][p]["description"], r["base_cpu"] or 0, r["base_wall"] or 0,
-            (" Failed: " + ", ".join(r["failed"])) if r["failed"] else ""))
+            notes))
         rows = []
         for cid, e in r["cfg"].items():
             a = r["acc"].get(cid, {})

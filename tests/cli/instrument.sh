@@ -1,0 +1,148 @@
+#!/bin/sh
+# `duplex instrument` end to end on jars a user brings: a fat jar (jars inside a jar), a
+# signed jar and a multi-release jar. Every class entry is rewritten (nested and versioned
+# ones too), signatures are removed and the summary says so, every other entry is
+# byte-identical, and the rewritten program prints what the original prints. Then the bad
+# inputs and options: one clear line, a non-zero exit, no output left behind.
+#
+#   instrument.sh DUPLEX RUNTIME_JAR
+set -eu
+duplex=$1 runtime=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+# --- a small program in three shapes ---------------------------------------------------
+mkdir -p "$tmp/src/app" "$tmp/src/lib" "$tmp/src11/app" "$tmp/classes" "$tmp/lib" "$tmp/v11"
+cat >"$tmp/src/lib/Counter.java" <<'J'
+package lib;
+public class Counter { public int n; public void add(int k) { for (int i = 0; i < k; i++) n += i; } }
+J
+cat >"$tmp/src/app/Main.java" <<'J'
+package app;
+public class Main {
+  static String where() { return "base"; }
+  public static void main(String[] a) {
+    lib.Counter c = new lib.Counter(); c.add(1000);
+    System.out.println(where() + " " + c.n + " " + Version.name());
+  }
+}
+J
+cat >"$tmp/src/app/Version.java" <<'J'
+package app;
+public class Version { static String name() { return "v8"; } }
+J
+cat >"$tmp/src11/app/Version.java" <<'J'
+package app;
+public class Version { static String name() { return "v11"; } }
+J
+javac --release 8 -d "$tmp/lib" "$tmp/src/lib/Counter.java"
+javac --release 8 -cp "$tmp/lib" -d "$tmp/classes" "$tmp/src/app/Main.java" "$tmp/src/app/Version.java"
+javac --release 11 -cp "$tmp/lib:$tmp/classes" -d "$tmp/v11" "$tmp/src11/app/Version.java"
+printf 'hello, resource\n' >"$tmp/classes/app/data.txt"
+(cd "$tmp" && jar --create --file lib.jar -C lib .)
+# Multi-release: app.Version differs for Java 11+.
+(cd "$tmp" && printf 'Multi-Release: true\n' >mr.mf &&
+  jar --create --file mr.jar --manifest mr.mf -C classes . -C lib . --release 11 -C v11 .)
+# Fat: the application's classes plus lib.jar stored inside.
+mkdir -p "$tmp/fat/BOOT-INF/lib"
+cp "$tmp/lib.jar" "$tmp/fat/BOOT-INF/lib/"
+(cd "$tmp" && jar --create --file fat.jar -C classes . -C fat .)
+# Signed: a throwaway key.
+keytool -genkeypair -keystore "$tmp/ks" -storepass secret1 -keypass secret1 -alias t \
+  -dname CN=duplex-test -keyalg RSA -validity 2 >/dev/null 2>&1
+(cd "$tmp" && jar --create --file plain.jar -C classes . -C lib .)
+cp "$tmp/plain.jar" "$tmp/signed.jar"
+jarsigner -keystore "$tmp/ks" -storepass secret1 "$tmp/signed.jar" t >/dev/null 2>&1 ||
+  fail "jarsigner could not sign the test jar"
+
+# Entries that must be byte-identical: every non-class entry except signature files and the
+# manifest of a signed jar (its digests go with the signature).
+check_entries() {  # check_entries IN OUT SIGNED
+  unzip -Z1 "$1" | while read -r e; do
+    case $e in */) continue ;; esac
+    if [ "$3" = yes ]; then
+      case $e in META-INF/*.SF | META-INF/*.RSA | META-INF/*.DSA | META-INF/*.EC | META-INF/MANIFEST.MF) continue ;; esac
+    fi
+    unzip -p "$1" "$e" >"$tmp/a"
+    unzip -p "$2" "$e" >"$tmp/b" 2>/dev/null || { echo "missing $e"; return 1; }
+    case $e in
+    *.class) if cmp -s "$tmp/a" "$tmp/b"; then echo "not rewritten: $e"; return 1; fi ;;
+    *.jar) ;;
+    *) if ! cmp -s "$tmp/a" "$tmp/b"; then echo "changed: $e"; return 1; fi ;;
+    esac
+  done
+}
+
+expected=$(java -cp "$tmp/mr.jar" app.Main)
+[ "$expected" = "base 499500 v11" ] || fail "unexpected original output: $expected"
+
+# --- multi-release ---
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-out.jar" --quiet
+check_entries "$tmp/mr.jar" "$tmp/mr-out.jar" no || fail "multi-release entries"
+got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/mr.xml" -cp "$tmp/mr-out.jar" app.Main)
+[ "$got" = "$expected" ] || fail "multi-release run printed: $got"
+grep -q 'callee="app/Version.name()Ljava/lang/String;"' "$tmp/mr.xml" || fail "versioned class not instrumented"
+echo "ok multi-release: versioned classes rewritten, other entries identical, same output"
+
+# --- fat jar ---
+"$duplex" instrument "$tmp/fat.jar" -o "$tmp/fat-out.jar" >"$tmp/fat.log" 2>&1
+grep -q 'nested jars rewritten: 1' "$tmp/fat.log" || fail "summary lacks the nested jar: $(cat "$tmp/fat.log")"
+check_entries "$tmp/fat.jar" "$tmp/fat-out.jar" no || fail "fat jar entries"
+unzip -p "$tmp/fat-out.jar" BOOT-INF/lib/lib.jar >"$tmp/inner.jar"
+check_entries "$tmp/lib.jar" "$tmp/inner.jar" no || fail "nested jar entries"
+echo "ok fat jar: the nested jar's classes rewritten too, other entries identical"
+
+# --- signed jar ---
+"$duplex" instrument "$tmp/signed.jar" -o "$tmp/signed-out.jar" >"$tmp/signed.log" 2>&1
+grep -q 'jar signature removed' "$tmp/signed.log" || fail "summary does not say the signature was removed"
+unzip -Z1 "$tmp/signed-out.jar" | grep -qE '^META-INF/.*\.(SF|RSA)$' && fail "signature files left in the output"
+unzip -p "$tmp/signed-out.jar" META-INF/MANIFEST.MF | grep -q 'Digest' && fail "entry digests left in the manifest"
+check_entries "$tmp/signed.jar" "$tmp/signed-out.jar" yes || fail "signed jar entries"
+got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.out="$tmp/s.xml" -cp "$tmp/signed-out.jar" app.Main)
+[ "$got" = "base 499500 v8" ] || fail "signed run printed: $got"
+echo "ok signed jar: signature removed (and said), entries identical, runs"
+
+# --- directory and single class ---
+"$duplex" instrument "$tmp/classes" -o "$tmp/dir-out" --quiet
+cmp -s "$tmp/classes/app/data.txt" "$tmp/dir-out/app/data.txt" || fail "directory resource changed"
+"$duplex" instrument "$tmp/classes/app/Main.class" -o "$tmp/Main.class" --quiet
+"$duplex" disasm "$tmp/Main.class" | grep -q 'duplex/runtime/Duplex.check' || fail "class not rewritten"
+echo "ok directory and single class"
+
+# --- refusing a rewritten input ---
+status=0
+"$duplex" instrument "$tmp/mr-out.jar" -o "$tmp/twice.jar" 2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] || fail "rewriting a rewritten jar exited $status"
+grep -q 'already rewritten by duplex' "$tmp/err" || fail "no clear message: $(cat "$tmp/err")"
+[ -e "$tmp/twice.jar" ] && fail "output left behind after refusal"
+echo "ok a rewritten jar is refused"
+
+# --- bad inputs and options: one line on stderr, non-zero exit, no output ---
+printf 'not a zip\n' >"$tmp/bad.jar"
+head -c 300 "$tmp/plain.jar" >"$tmp/truncated.jar"
+mkdir -p "$tmp/notempty" && touch "$tmp/notempty/x"
+bad() {  # bad EXPECTED_STATUS OUTPUT ARGS...
+  want=$1 out=$2
+  shift 2
+  status=0
+  "$duplex" instrument "$@" >"$tmp/out.txt" 2>"$tmp/err.txt" || status=$?
+  [ "$status" -eq "$want" ] || fail "instrument $*: exit $status, expected $want"
+  [ "$(wc -l <"$tmp/err.txt")" -eq 1 ] || fail "instrument $*: stderr is not one line: $(cat "$tmp/err.txt")"
+  if [ -n "$out" ] && [ -e "$out" ] && [ "$out" != "$tmp/notempty" ]; then fail "instrument $*: left $out behind"; fi
+  ls "$tmp" | grep -q 'duplex-tmp\|\.tmp' && fail "instrument $*: left a temp file"
+  echo "  ok: $(cat "$tmp/err.txt")"
+}
+bad 2 "" 
+bad 2 "" "$tmp/plain.jar"
+bad 2 "$tmp/o1.jar" "$tmp/plain.jar" -o "$tmp/o1.jar" --mode fastest
+bad 2 "$tmp/o2.jar" "$tmp/plain.jar" -o "$tmp/o2.jar" --profile call-edges
+bad 2 "$tmp/o3.jar" "$tmp/plain.jar" -o "$tmp/o3.jar" --bogus
+bad 2 "" "$tmp/plain.jar" -o
+bad 1 "$tmp/o4.jar" "$tmp/missing.jar" -o "$tmp/o4.jar"
+bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"
+bad 1 "$tmp/o6.jar" "$tmp/truncated.jar" -o "$tmp/o6.jar"
+bad 1 "$tmp/notempty" "$tmp/classes" -o "$tmp/notempty"
+bad 1 "" "$tmp/plain.jar" -o "$tmp/plain.jar"
+[ "$(java -cp "$tmp/plain.jar" app.Main)" = "base 499500 v8" ] || fail "the input was modified"
+echo "ok bad inputs and options"
