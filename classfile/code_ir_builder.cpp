@@ -211,7 +211,11 @@ Status Builder::decode_operands(ByteReader& in, uint32_t at, OperandShape shape,
       return Ok{};
     case OperandShape::kInvokeDynamic:
       insn.a = in.u2();
-      in.skip(2);
+      // The JVM rejects non-zero bytes here; reassembly would zero them and so "repair" a
+      // class the JVM refuses. Refuse it too.
+      if (in.u2() != 0 && !in.failed()) {
+        return Error::at_code(at, "invokedynamic's two reserved bytes are not zero");
+      }
       return Ok{};
     case OperandShape::kTableSwitch:
     case OperandShape::kLookupSwitch:

@@ -4,6 +4,7 @@
 
 #include "classfile/assembler.h"
 #include "classfile/code_ir.h"
+#include "classfile/frames.h"
 #include "classfile/opcodes.h"
 #include "rewriter/cfg.h"
 #include "rewriter/dup_plan.h"
@@ -65,6 +66,16 @@ class MethodRewriter {
     auto ir = build_code_ir(cf_, method_);
     if (!ir) return unchanged("cannot read the code: " + ir.error().message());
     ir_ = std::move(ir.value());
+    // The assembler recomputes max_stack; a method whose declared max_stack is too small
+    // (which the JVM rejects) must not come out "repaired", or the class would load only
+    // when rewritten.
+    auto needed = compute_max_stack(ir_, cf_.pool, ctx_);
+    if (!needed) return unchanged("cannot read the code: " + needed.error().message());
+    if (*needed > ir_.max_stack) {
+      return unchanged("declared max_stack " + std::to_string(ir_.max_stack) +
+                       " is below what the code needs (" + std::to_string(*needed) +
+                       "): the JVM rejects this method, so it is left as it is");
+    }
     outcome_.report.original_code_size = original_code_size(code_attr);
     outcome_.report.new_code_size = outcome_.report.original_code_size;
     MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class};
