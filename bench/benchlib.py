@@ -96,8 +96,9 @@ class Workload:
     prepare: Callable[["Workload", Path], List[Path]] = None  # -> extra classpath entries
     threads: int = 1                         # application threads doing the work
     classes: int = 0                         # classes in app_jars (informational)
-    # Sizes: "bench" runs for a few seconds; "check" is small enough to run with every call
-    # edge recorded (interval 1), which costs a stack walk per call.
+    # Sizes: "large" runs for a few seconds; "small" (about 1 s of CPU) is what the checks and
+    # the measurements use, since recording every call edge (interval 1) walks the stack per
+    # call and makes a program 20 to 200 times slower.
 
     def prep_dir(self) -> Path:
         d = cache_dir() / "inputs" / self.name
@@ -134,7 +135,7 @@ def _keep_stdout(stdout: str, stderr: str, run_dir: Path) -> str:
 
 # H2 -----------------------------------------------------------------------------------------
 
-H2_SIZES = {"bench": (1000, 8000), "check": (200, 1500)}
+H2_SIZES = {"large": (1000, 8000), "small": (200, 1500)}
 
 
 def _h2_prepare(w: Workload, prep: Path) -> List[Path]:
@@ -162,13 +163,13 @@ def _ecj_prepare(w: Workload, prep: Path) -> List[Path]:
         with tarfile.open(BSH_TAR) as t:
             t.extractall(prep / "bsh")
         # BeanShell's interpreter and its bundled ASM; the servlet and BSF glue need jars that
-        # are not installed. large: all of it (121 files); bench: the bsh package and ASM, with
-        # whatever else they use found on -sourcepath; check: ASM alone (10 files).
+        # are not installed. all: all of it (121 files; not used by default); large: the bsh
+        # package and ASM, with whatever else they use found on -sourcepath; small: ASM alone.
         src, asm = prep / "bsh" / "src", prep / "bsh" / "asm" / "src"
         sets = {
-            "large": [p for r in (src, asm) for p in r.rglob("*.java") if "/servlet/" not in str(p)],
-            "bench": list((src / "bsh").glob("*.java")) + list(asm.rglob("*.java")),
-            "check": list(asm.rglob("*.java")),
+            "all": [p for r in (src, asm) for p in r.rglob("*.java") if "/servlet/" not in str(p)],
+            "large": list((src / "bsh").glob("*.java")) + list(asm.rglob("*.java")),
+            "small": list(asm.rglob("*.java")),
         }
         for size, files in sets.items():
             (prep / ("files-%s.txt" % size)).write_text(
@@ -200,7 +201,7 @@ def _ecj_normalise(stdout: str, stderr: str, run: Path) -> str:
 def _rhino_args(prep: Path, run: Path, size: str) -> List[str]:
     # -opt -1: interpret, so the work stays in js.jar instead of classes generated at run time.
     return ["-opt", "-1", str(BENCH / "workloads/rhino/highlight.js"), str(HIGHLIGHT),
-            str(JQUERY), "1", "20000" if size == "bench" else "3000"]
+            str(JQUERY), "1", "20000" if size == "large" else "3000"]
 
 
 # Xalan --------------------------------------------------------------------------------------
@@ -218,7 +219,7 @@ def _mime_subset(prep: Path, types: int) -> Path:
 
 
 def _xalan_args(prep: Path, run: Path, size: str) -> List[str]:
-    src = MIME_XML if size == "bench" else _mime_subset(prep, 30)
+    src = MIME_XML if size == "large" else _mime_subset(prep, 30)
     return ["-IN", str(src), "-XSL", str(BENCH / "workloads/xalan/mime.xsl"),
             "-OUT", str(run / "out.xml")]
 
@@ -249,9 +250,9 @@ def _sunflow_normalise(stdout: str, stderr: str, run: Path) -> str:
 # Xerces -------------------------------------------------------------------------------------
 
 def _xerces_args(prep: Path, run: Path, size: str) -> List[str]:
-    if size == "bench":
+    if size == "large":
         return ["-x", "20", "-n", str(MIME_XML)]
-    return ["-x", "2", "-n", str(_mime_subset(prep, 30))]
+    return ["-x", "2", "-n", str(_mime_subset(prep, 30))]  # small
 
 
 def _xerces_normalise(stdout: str, stderr: str, run: Path) -> str:
@@ -265,7 +266,7 @@ def _compress_prepare(w: Workload, prep: Path) -> List[Path]:
 
 
 def _compress_args(prep: Path, run: Path, size: str) -> List[str]:
-    return [str(run / "work"), "1", "150000" if size == "bench" else "20000", str(JQUERY)]
+    return [str(run / "work"), "1", "150000" if size == "large" else "20000", str(JQUERY)]
 
 
 # Bouncy Castle ------------------------------------------------------------------------------
@@ -275,9 +276,9 @@ def _bcprov_prepare(w: Workload, prep: Path) -> List[Path]:
 
 
 def _bcprov_args(prep: Path, run: Path, size: str) -> List[str]:
-    if size == "bench":
+    if size == "large":
         return [str(JQUERY), "12"]
-    return [str(JQUERY), "1", "3000", "200"]
+    return [str(JQUERY), "1", "30000", "2000"]
 
 
 WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
@@ -297,7 +298,7 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
              "org.apache.xalan.xslt.Process", _xalan_args, _xalan_normalise, classes=2670),
     Workload("sunflow", "Sunflow 0.07.2 ray tracer benchmark, 2 threads, 64x64",
              ["libsunflow-java"], [SHARE / "sunflow.jar"], "org.sunflow.Benchmark",
-             lambda prep, run, size: ["-bench", "2", "64" if size == "bench" else "32"],
+             lambda prep, run, size: ["-bench", "2", "64" if size == "large" else "32"],
              _sunflow_normalise, _sunflow_prepare,
              threads=2, classes=265),
     Workload("xerces", "Xerces 2.12 SAX Counter, 20 parses of the MIME database",
@@ -354,7 +355,7 @@ _run_counter = [0]
 
 def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         jvm_opts: Optional[List[str]] = None, keep: bool = False,
-        timeout: float = 1800, size: str = "bench") -> RunResult:
+        timeout: float = 1800, size: str = "large") -> RunResult:
     """Runs the workload once in a fresh run directory and normalises its output."""
     _run_counter[0] += 1
     run_dir = cache_dir() / "runs" / ("%s-%d-%d" % (w.name, os.getpid(), _run_counter[0]))

@@ -6,7 +6,7 @@ instrument`, verifies every rewritten class with HotSpot (tests/scripts/verify_d
 -Xverify:all), runs the rewritten program at sampling intervals 1, 1000 and 0 and compares its
 normalised output with the original program's. Prints a table; exits 1 if anything failed.
 
-  check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size check|bench]
+  check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size small|large]
                     [MODES...]
 
 MODES default to full partial nodup exhaustive checks auto. --quick: the first two programs of
@@ -111,8 +111,8 @@ def main() -> int:
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--programs", help="comma-separated (default: all, or the quick pair)")
     ap.add_argument("--intervals", default="1,1000,0")
-    ap.add_argument("--size", choices=["check", "bench"], default="check",
-                    help="input size (default check: small, since interval 1 records every event)")
+    ap.add_argument("--size", choices=["small", "large"], default="small",
+                    help="input size (default small, since interval 1 records every event)")
     ap.add_argument("modes", nargs="*")
     a = ap.parse_args()
     for m in a.modes:

@@ -3,13 +3,13 @@
 
   workload.py --list
   workload.py NAME --prepare | --print-classpath | --print-app-jars
-  workload.py NAME --run [--size bench|check] [--cp-override JARS] [--jvm-opts "..."]
+  workload.py NAME --run [--size large|small] [--cp-override JARS] [--jvm-opts "..."]
               [--out FILE] [--keep]
 
 --cp-override JARS replaces the application jars (colon-separated, same order and count as
 --print-app-jars), e.g. with rewritten ones. --run writes the normalised output to FILE (default
 stdout), prints "wall W s, cpu C s" on stderr and exits with the program's status. --size:
-bench (default, a few seconds) or check (small enough to run with every event recorded).
+large (default, a few seconds) or small (about 1 s; what the checks and measurements use).
 """
 
 import argparse
@@ -33,7 +33,7 @@ def main() -> int:
     ap.add_argument("--cp-override")
     ap.add_argument("--jvm-opts", default="")
     ap.add_argument("--out")
-    ap.add_argument("--size", choices=["bench", "check"], default="bench")
+    ap.add_argument("--size", choices=["large", "small"], default="large")
     ap.add_argument("--keep", action="store_true", help="keep the run directory")
     a = ap.parse_args()
     if a.list:

@@ -18,6 +18,12 @@ package duplex.runtime;
  */
 public final class Duplex {
   private static final int PARKED = Integer.MAX_VALUE;
+  /**
+   * Where the counter waits while sampling is off (interval 0). Not Integer.MAX_VALUE: a
+   * decrement racing with setInterval() can write back the old parked value, and from here the
+   * counter still reaches zero (and picks up the new interval) within about a millisecond.
+   */
+  private static final int OFF = 1 << 20;
 
   /**
    * Striped counters: one counter every 16 ints (64 bytes, a cache line) to avoid false sharing.
@@ -122,7 +128,7 @@ public final class Duplex {
   private static boolean fire() {
     int iv = interval;
     if (iv <= 0) {
-      counter = PARKED; // sampling off
+      counter = TIMER ? PARKED : OFF; // sampling off
       return false;
     }
     if (TIMER) {
@@ -137,7 +143,7 @@ public final class Duplex {
   private static boolean fireStripe(int i) {
     int iv = interval;
     if (iv <= 0) {
-      STRIPES[i] = PARKED;
+      STRIPES[i] = TIMER ? PARKED : OFF;
       return false;
     }
     if (TIMER) {
@@ -386,7 +392,7 @@ public final class Duplex {
   /** Starts counting the current interval afresh (timer mode: waits for the next tick). */
   private static void restartCounters() {
     int iv = interval;
-    int start = (iv <= 0 || TIMER) ? PARKED : iv;
+    int start = TIMER ? PARKED : iv <= 0 ? OFF : iv;
     if (STRIPED) {
       for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = start;
     } else {
