@@ -157,7 +157,7 @@ def _h2_args(prep: Path, run: Path, size: str) -> List[str]:
 
 def _ecj_prepare(w: Workload, prep: Path) -> List[Path]:
     stamp = prep / ".stamp"
-    key = "v3:%s:%d" % (BSH_TAR, BSH_TAR.stat().st_size)
+    key = "v4:%s:%d" % (BSH_TAR, BSH_TAR.stat().st_size)
     if not _stamp_ok(stamp, key):
         shutil.rmtree(prep / "bsh", ignore_errors=True)
         with tarfile.open(BSH_TAR) as t:

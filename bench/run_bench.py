@@ -2,7 +2,7 @@
 """Overhead and accuracy of duplex on real programs, in the shape of Arnold & Ryder's tables.
 
   run_bench.py [--quick] [--programs a,b] [--reps N] [--size small|large] [--out FILE]
-               [--charts DIR] [--report-only RAW.json]
+               [--charts DIR] [--report-only RAW.json] [--resume RAW.json]
 
 For every program it rewrites the application jars once per variant (exhaustive call-edge,
 field-access and both; checks-only; No-Duplication per instrumentation; Full, Partial,
@@ -191,10 +191,20 @@ class Bench:
         self.size = a.size or "small"
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
         self.results_dir = benchlib.cache_dir() / "results" / (("quick-" if a.quick else "") + stamp)
-        self.results_dir.mkdir(parents=True, exist_ok=True)
         self.raw = {"programs": {}, "meta": {}, "throughput": {}, "config": {
             "quick": a.quick, "reps": self.reps, "size": self.size, "intervals": self.intervals,
             "slow_ratio": a.slow_ratio, "programs": self.programs}}
+        if a.resume:
+            # Programs an interrupted run finished are kept; the others run again.
+            self.results_dir = Path(a.resume).resolve().parent
+            old = json.loads(Path(a.resume).read_text())
+            self.raw["programs"] = {n: p for n, p in old["programs"].items() if p.get("complete")}
+            self.raw["config"].update(reps=old["config"]["reps"], size=old["config"]["size"],
+                                      intervals=old["config"]["intervals"])
+            self.reps, self.size, self.intervals = (old["config"]["reps"], old["config"]["size"],
+                                                    old["config"]["intervals"])
+            self.resumed_seconds = old.get("meta", {}).get("seconds_so_far", 0)
+        self.results_dir.mkdir(parents=True, exist_ok=True)
         self.snapshot_tools()
         self.agent_ok = AGENT_SO.exists() and not a.no_agents
         self.jacoco = None if a.no_agents else jacoco_agent_jar()
@@ -300,6 +310,9 @@ class Bench:
         prog["expected"] = ref.output
         self.rewrite(w, prog)
         configs = make_configs(w, self.intervals, self.agent_ok, self.jacoco)
+        if self.a.configs:
+            keep = set(self.a.configs.split(",")) | {"base"}
+            configs = [c for c in configs if c[0] in keep]
         by_id = {c[0]: c for c in configs}
         # Round 1, slow ones first: the interval-1 runs are the accuracy references, and the
         # timer run gives the sample count the counter-equivalent configuration must match.
@@ -326,7 +339,7 @@ class Bench:
         prog["skipped"] = skipped
         configs = [c for c in configs if c[0] not in skipped]
         # The counter interval that takes as many samples as the 10 ms timer did.
-        s1 = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
+        s1 = None if self.a.configs else next((r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
         st = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "timer10ms"), None)
         if s1 and st:
             eq = max(1, int(round(s1 / st)))
@@ -440,10 +453,18 @@ class Bench:
         self.meta()
         self.save()
         for name in self.programs:
+            if self.raw["programs"].get(name, {}).get("complete"):
+                benchlib.log("run_bench: %s already measured (resumed)" % name)
+                continue
             self.program(name)
+            self.raw["programs"][name]["complete"] = True
+            self.raw["meta"]["seconds_so_far"] = (time.monotonic() - self.started +
+                                                  getattr(self, "resumed_seconds", 0))
+            self.save()
         self.throughput()
         self.raw["meta"]["load_end"] = os.getloadavg()
-        self.raw["meta"]["seconds"] = time.monotonic() - self.started
+        self.raw["meta"]["seconds"] = (time.monotonic() - self.started +
+                                       getattr(self, "resumed_seconds", 0))
         self.save()
         return self.raw
 
@@ -916,6 +937,29 @@ deterministic for single-threaded programs), in percent.
     return "\n".join(x.strip("\n") + "\n" for x in L if x.strip())
 
 
+def supplement(raw) -> str:
+    """A compact section for a --configs run (usually --size large): overhead only."""
+    res = analyse(raw)
+    cfg = raw["config"]
+    progs = [p for p in cfg["programs"] if p in res]
+    ids = []
+    for p in progs:
+        for c in res[p]["cfg"]:
+            if c not in ids:
+                ids.append(c)
+    rows = []
+    for p in progs:
+        rows.append([p, "%.2f s" % (res[p]["base_cpu"] or 0)] + [oh_cell(res, p, c) for c in ids])
+    rows.append(["**mean**", ""] + [fmt_pct(mean([oh(res, p, c) for p in progs])) for c in ids])
+    meta = raw["meta"]
+    return ("\n## Supplement: longer runs (input size %s)\n\n"
+            "Same method, fewer configurations: `%s`, %d rounds, %s, %.0f min. Uninstrumented CPU "
+            "time is the median of the base runs.\n\n" % (
+                cfg["size"], meta.get("command", ""), cfg["reps"], meta.get("date", ""),
+                meta.get("seconds", 0) / 60) +
+            table(["program", "uninstrumented"] + ids, rows))
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -932,6 +976,12 @@ def main() -> int:
     ap.add_argument("--out")
     ap.add_argument("--charts")
     ap.add_argument("--report-only", help="raw.json of an earlier run: only write the report")
+    ap.add_argument("--resume", help="raw.json of an interrupted run: measure the rest")
+    ap.add_argument("--configs", help="only these configurations (comma-separated ids, e.g. "
+                    "checks@0,full@1000); accuracy needs full@1 and exh-both")
+    ap.add_argument("--also", action="append", default=[],
+                    help="raw.json of a --configs run (e.g. --size large) to add to the report "
+                    "as a section of its own")
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
@@ -951,6 +1001,8 @@ def main() -> int:
     out.parent.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(charts, out.parent)
     text = report(raw, analyse(raw), charts, rel)
+    for extra in a.also:
+        text += supplement(json.loads(Path(extra).read_text()))
     out.write_text(text)
     benchlib.log("run_bench: wrote %s and %s/*.svg" % (out, charts))
     return 0
