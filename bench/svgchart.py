@@ -26,7 +26,15 @@ def _fmt(v):
 def _ticks(lo, hi, log):
     if log:
         a, b = math.floor(math.log10(lo)), math.ceil(math.log10(hi))
-        return [10.0 ** e for e in range(a, b + 1)]
+        decades = [10.0 ** e for e in range(a, b + 1)]
+        if b - a > 3:
+            return decades
+        # Few decades: 1-2-5 steps, trimmed to the data.
+        steps = [d * m for d in decades for m in (1, 2, 5)]
+        inside = [t for t in steps if lo <= t <= hi]
+        below = [t for t in steps if t < lo]
+        above = [t for t in steps if t > hi]
+        return (below[-1:] + inside + above[:1]) or decades
     span = hi - lo or 1.0
     step = 10 ** math.floor(math.log10(span / 5))
     for m in (1, 2, 5, 10):
