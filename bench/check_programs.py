@@ -21,6 +21,7 @@ import sys
 import time
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 
@@ -92,7 +93,8 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
         for it in its:
             r = benchlib.run(w, extra, jars, benchlib.runtime_opts(it, mode=mode), size=size)
             same = r.ok and r.output == ref.output
-            results.append("i%d:%s" % (it, "ok" if same else ("DIFF" if r.ok else "EXIT%d" % r.status)))
+            verdict = "ok" if same else ("DIFF" if r.ok else "EXIT%d" % r.status)
+            results.append("i%d:%s" % (it, verdict))
             benchlib.log("%s %s interval %d: %s (wall %.1f s, cpu %.1f s)" %
                          (name, mode, it, "same output" if same else "MISMATCH", r.wall, r.cpu))
             if not same:

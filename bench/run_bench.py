@@ -48,6 +48,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 from pathlib import Path
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 import svgchart  # noqa: E402
@@ -76,6 +77,7 @@ PERFECT = ("full@1", "partial@1", "nodup@1", "exh-ce", "exh-both")
 AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
 HOT_T = 0.1
+NOTES = benchlib.BENCH / "results_notes.md"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,7 +192,8 @@ class Bench:
         self.reps = a.reps or (3 if a.quick else 5)
         self.size = a.size or "small"
         stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
-        self.results_dir = benchlib.cache_dir() / "results" / (("quick-" if a.quick else "") + stamp)
+        name = ("quick-" if a.quick else "") + stamp
+        self.results_dir = benchlib.cache_dir() / "results" / name
         self.raw = {"programs": {}, "meta": {}, "throughput": {}, "config": {
             "quick": a.quick, "reps": self.reps, "size": self.size, "intervals": self.intervals,
             "slow_ratio": a.slow_ratio, "programs": self.programs}}
@@ -339,7 +342,8 @@ class Bench:
         prog["skipped"] = skipped
         configs = [c for c in configs if c[0] not in skipped]
         # The counter interval that takes as many samples as the 10 ms timer did.
-        s1 = None if self.a.configs else next((r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
+        s1 = None if self.a.configs else next(
+            (r.get("samples") for r in prog["runs"] if r["cfg"] == "full@1"), None)
         st = next((r.get("samples") for r in prog["runs"] if r["cfg"] == "timer10ms"), None)
         if s1 and st:
             eq = max(1, int(round(s1 / st)))
@@ -609,7 +613,7 @@ def growth(res, prog, variant):
     return 100.0 * (v["rewritten_bytes"] / v["class_bytes"] - 1.0)
 
 
-def report(raw, res, charts_dir: Path, charts_rel: str) -> str:
+def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
     cfg = raw["config"]
     meta = raw["meta"]
     progs = [p for p in cfg["programs"] if p in res]
@@ -638,8 +642,11 @@ def report(raw, res, charts_dir: Path, charts_rel: str) -> str:
 **How to read the numbers.** Overhead is the CPU time (user + system, all JVM threads: JIT
 and GC included) of a configuration over the uninstrumented program's in the same round,
 as a percentage; the cell shows the median over rounds and the min..max range. CPU time is
-used because this machine is shared: other jobs kept the load average well above the 2
-cores, which stretches wall-clock time unevenly (wall-clock medians are in the appendix).
+used because this machine is shared: other jobs at times pushed the load average well above
+the 2 cores, which stretches wall-clock time unevenly (wall-clock medians are in the appendix).
+The runs are short (about 1 s of CPU uninstrumented, see the appendix), so JIT compilation
+and class loading weigh more than in a long-running program; the supplement at the end has
+longer runs of three programs.
 Every configuration's output was compared with the original's; `DIFF` marks a mismatch.
 Accuracy is from the first run of each configuration (counter-based sampling is
 deterministic for single-threaded programs), in percent.
@@ -715,6 +722,9 @@ deterministic for single-threaded programs), in percent.
                  "; ".join("%s: %s" % (p, ", ".join(v)) for p, v in
                            list(failed.items()) + [(p, ["%s (output)" % c for c in v])
                                                    for p, v in diffs.items()]) + "\n")
+
+    if notes:
+        L.append(notes)
 
     # Table 1.
     L.append("\n## Table 1: exhaustive instrumentation (no framework)\n")
@@ -977,6 +987,8 @@ def main() -> int:
     ap.add_argument("--charts")
     ap.add_argument("--report-only", help="raw.json of an earlier run: only write the report")
     ap.add_argument("--resume", help="raw.json of an interrupted run: measure the rest")
+    ap.add_argument("--notes", help="markdown inserted after the targets (default for full "
+                    "runs: bench/results_notes.md, written by hand about the last full run)")
     ap.add_argument("--configs", help="only these configurations (comma-separated ids, e.g. "
                     "checks@0,full@1000); accuracy needs full@1 and exh-both")
     ap.add_argument("--also", action="append", default=[],
@@ -1000,7 +1012,9 @@ def main() -> int:
         default_dir / "charts" if quick else benchlib.BENCH / "charts")
     out.parent.mkdir(parents=True, exist_ok=True)
     rel = os.path.relpath(charts, out.parent)
-    text = report(raw, analyse(raw), charts, rel)
+    notes_file = Path(a.notes) if a.notes else (None if quick else NOTES)
+    notes = notes_file.read_text() if notes_file and notes_file.exists() else ""
+    text = report(raw, analyse(raw), charts, rel, notes)
     for extra in a.also:
         text += supplement(json.loads(Path(extra).read_text()))
     out.write_text(text)
