@@ -941,10 +941,15 @@ deterministic for single-threaded programs), in percent.
         L.append(table(["configuration", "CPU", "wall", "runs", "samples", "overlap vs i1",
                         "overlap vs exh"], rows))
         L.append("\n<details><summary>duplex instrument summaries</summary>\n\n```\n" +
-                 "\n".join("%s: %s" % (v, s.strip().replace("\n", "\n    "))
+                 "\n".join("%s: %s" % (v, repo_relative(s).strip().replace("\n", "\n    "))
                            for v, s in r["variant_summaries"].items()) + "\n```\n</details>\n")
     # Markdown needs a blank line between headings, paragraphs and tables.
     return "\n".join(x.strip("\n") + "\n" for x in L if x.strip())
+
+
+def repo_relative(text: str) -> str:
+    """Paths inside the checkout are shown relative to it: RESULTS.md must not name one machine."""
+    return text.replace(str(benchlib.REPO) + "/", "")
 
 
 def supplement(raw) -> str:
