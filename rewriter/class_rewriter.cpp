@@ -25,6 +25,26 @@ Status add_marker(ClassFile& cf) {
   return Ok{};
 }
 
+// Appends a method the rewrite created (an outlined twin).
+Status add_method(ClassFile& cf, AddedMethod& added) {
+  auto name = cf.pool.add_utf8(added.name);
+  auto desc = cf.pool.add_utf8(added.descriptor);
+  auto code = cf.pool.add_utf8("Code");
+  for (const auto* r : {&name, &desc, &code}) {
+    if (!*r) return r->error();
+  }
+  Member m;
+  m.access_flags = added.access_flags;
+  m.name_index = *name;
+  m.descriptor_index = *desc;
+  Attribute attr;
+  attr.name_index = *code;
+  attr.set_data(std::move(added.code_attribute));
+  m.attributes.push_back(std::move(attr));
+  cf.methods.push_back(std::move(m));
+  return Ok{};
+}
+
 bool is_runtime_class(const std::string& name) {
   return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
 }
@@ -96,9 +116,16 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     return result;
   }
   std::vector<MethodCalls> calls;
+  std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
     MethodOutcome outcome = rewrite_method(cf, m, options);
+    if (outcome.added) {
+      AddedMethod& twin = *outcome.added;
+      if (!twin.calls.empty())
+        calls.push_back({twin.name + twin.descriptor, std::move(twin.calls), outcome.report.method});
+      added.push_back(std::move(twin));
+    }
     for (SiteRecord& s : outcome.sites) {
       s.index = static_cast<uint32_t>(result.sites.size());
       result.sites.push_back(std::move(s));
@@ -111,6 +138,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.methods.push_back(std::move(outcome.report));
   }
   if (!result.changed) return result;
+  for (AddedMethod& twin : added) {
+    if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
+  }
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {

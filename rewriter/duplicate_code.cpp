@@ -6,6 +6,7 @@
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
+#include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/transforms.h"
 
@@ -15,7 +16,7 @@ namespace {
 class Duplicator {
  public:
   Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
-             ConstantPool& pool, bool with_events, bool count_edges)
+             ConstantPool& pool, bool with_events, bool count_edges, const Outline& outline)
       : m_(m),
         src_(m.code),
         cfg_(cfg),
@@ -23,7 +24,8 @@ class Duplicator {
         plan_(plan),
         pool_(pool),
         with_events_(with_events),
-        count_edges_(count_edges) {}
+        count_edges_(count_edges),
+        outline_(outline) {}
 
   Result<TransformedCode> run() {
     init_output();
@@ -32,10 +34,14 @@ class Duplicator {
     if (auto s = emit_entry(); !s) return s.error();
     emit_checking_code();
     place(checking_end_ = out_.new_label());
-    if (auto s = emit_duplicated_code(); !s) return s.error();
+    if (checking_only()) {
+      if (auto s = emit_twin_calls(); !s) return s.error();
+    } else if (auto s = emit_duplicated_code(); !s) {
+      return s.error();
+    }
     emit_trampolines();
     build_exception_table();
-    copy_debug_tables();
+    if (!checking_only()) copy_debug_tables();
     return TransformedCode{std::move(out_), checks_};
   }
 
@@ -148,8 +154,12 @@ class Duplicator {
 
   Status emit_entry() {
     emit_leading_labels();
-    if (count_edges_) out_.insns.push_back(count_entry_);
-    if (plan_.entry_check && dup_entry_ != kNoLabel) emit_check(dup_entry_);
+    if (outline_.layout && !checking_only()) {
+      if (auto s = emit_twin_dispatch(); !s) return s;
+    } else {
+      if (count_edges_) out_.insns.push_back(count_entry_);
+      if (plan_.entry_check && dup_entry_ != kNoLabel) emit_check(sample_target(-1));
+    }
     // The duplicated entry is reached from the entry check with the entry state.
     bool needs_frame = dup_entry_ != kNoLabel && !out_.labels[dup_entry_].frame;
     if (needs_frame && uses_frames()) {
@@ -208,7 +218,7 @@ class Duplicator {
     if (!fresh) return it->second;
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
     Trampoline t{out_.new_label(), fallback,
-                 plan_.check_edge[b][e] ? dup_start_[edge.to] : kNoLabel,
+                 plan_.check_edge[b][e] ? sample_target(static_cast<int32_t>(edge.to)) : kNoLabel,
                  plan_.count_edge[b][e] != 0};
     // The trampoline holds the state that flows into the target: give it the target's frame.
     out_.labels[t.label].frame = std::move(frame);
@@ -256,7 +266,7 @@ class Duplicator {
     for (size_t e = 0; e < succs.size(); ++e) {
       if (succs[e].kind != EdgeKind::kFallthrough || !edge_has_action(b, e)) continue;
       if (plan_.count_edge[b][e]) out_.insns.push_back(count_back_);
-      if (plan_.check_edge[b][e]) emit_check(dup_start_[succs[e].to]);
+      if (plan_.check_edge[b][e]) emit_check(sample_target(static_cast<int32_t>(succs[e].to)));
     }
   }
 
@@ -279,6 +289,72 @@ class Duplicator {
       if (t.dup_target != kNoLabel) emit_check(t.dup_target);
       out_.insns.push_back(Insn::make_branch(op::kGoto, t.fallback));
     }
+  }
+
+  // ---- outlined layout ----
+
+  // The checking method of an outlined pair: no copy here, checks call the twin.
+  bool checking_only() const { return outline_.layout && outline_.side == OutlineSide::kChecking; }
+
+  // Where a check that fires goes, for the method entry (-1) or the copy of a block.
+  LabelId sample_target(int32_t block) {
+    if (!checking_only()) return block < 0 ? dup_entry_ : dup_start_[block];
+    int32_t e = outline_.layout->entry_of_block(block);
+    auto [it, fresh] = twin_call_label_.try_emplace(e, kNoLabel);
+    if (fresh) {
+      it->second = out_.new_label();
+      out_.labels[it->second].frame = outline_.layout->entries[e].frame;
+    }
+    return it->second;
+  }
+
+  // One call per entry: pass the locals and the entry id, return what the twin returns.
+  Status emit_twin_calls() {
+    for (const auto& [entry, label] : twin_call_label_) {
+      place(label);
+      if (auto s = emit_twin_call(*outline_.layout, static_cast<size_t>(entry),
+                                  outline_.twin_methodref, m_.context.descriptor, out_.insns);
+          !s) {
+        return s;
+      }
+    }
+    return Ok{};
+  }
+
+  // The twin starts with a switch on the entry id; each case moves the parameters into the
+  // original slots and jumps into the copy. The default case (never taken) enters the
+  // checking code at the top, so the code after the prologues is reachable as it was.
+  Status emit_twin_dispatch() {
+    const OutlineLayout& layout = *outline_.layout;
+    auto frame = initial_frame(pool_, m_.context.class_name, layout.twin_name,
+                               layout.twin_descriptor, access::kStatic);
+    if (!frame) return frame.error();
+    out_.max_locals = layout.twin_max_locals;
+    SwitchTable table;
+    std::vector<LabelId> cases;
+    for (size_t e = 0; e < layout.entries.size(); ++e) {
+      cases.push_back(out_.new_label());
+      out_.labels[cases.back()].frame = *frame;
+    }
+    LabelId top = out_.new_label();
+    out_.labels[top].frame = *frame;
+    table.targets = cases;
+    out_.insns.push_back(Insn::make(static_cast<uint8_t>(op::kIload), layout.id_slot));
+    Insn sw = Insn::make_branch(op::kTableswitch, top);
+    sw.switch_index = static_cast<uint32_t>(out_.switches.size());
+    out_.switches.push_back(std::move(table));
+    out_.insns.push_back(sw);
+    for (size_t e = 0; e < layout.entries.size(); ++e) {
+      place(cases[e]);
+      emit_twin_prologue(layout, e, out_.insns);
+      int32_t block = layout.entries[e].block;
+      LabelId into = block < 0 ? dup_entry_ : dup_start_[block];
+      if (into == kNoLabel) into = check_start_[0];  // nothing sampled from here: the top
+      out_.insns.push_back(Insn::make_branch(op::kGoto, into));
+    }
+    place(top);
+    emit_twin_prologue(layout, 0, out_.insns);
+    return Ok{};
   }
 
   // ---- duplicated code ----
@@ -378,6 +454,7 @@ class Duplicator {
   // still wins.
   void build_exception_table() {
     for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_checking_entries(t);
+    if (checking_only()) return;
     for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_dup_entries(t);
   }
 
@@ -489,8 +566,10 @@ class Duplicator {
   ConstantPool& pool_;
   const bool with_events_;
   const bool count_edges_;
+  const Outline& outline_;
 
   CodeIR out_;
+  std::map<int32_t, LabelId> twin_call_label_;  // outline entry -> its call in the checking code
   Insn check_call_, count_entry_, count_back_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
@@ -512,8 +591,9 @@ Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class)
 
 Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
-                                       ConstantPool& pool, bool with_events, bool count_edges) {
-  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges).run();
+                                       ConstantPool& pool, bool with_events, bool count_edges,
+                                       const Outline& outline) {
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline).run();
 }
 
 }  // namespace duplex

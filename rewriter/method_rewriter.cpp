@@ -9,6 +9,7 @@
 #include "rewriter/cfg.h"
 #include "rewriter/dup_plan.h"
 #include "rewriter/method_policy.h"
+#include "rewriter/outline_layout.h"
 #include "rewriter/sites.h"
 #include "rewriter/transforms.h"
 
@@ -129,14 +130,13 @@ class MethodRewriter {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
-        return duplicate_code(view, cfg, sites, plan, cf_.pool, t == Transform::kFull,
-                              options_.count_edges);
+        return duplicate(view, cfg, sites, plan, t == Transform::kFull);
       }
       case Transform::kPartial: {
         DupPlan plan =
             plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
-        return duplicate_code(view, cfg, sites, plan, cf_.pool, true, options_.count_edges);
+        return duplicate(view, cfg, sites, plan, true);
       }
       case Transform::kNoDup:
         return guard_each_event(view, sites, cf_.pool);
@@ -146,6 +146,44 @@ class MethodRewriter {
         break;
     }
     return Error::plain("no transform");
+  }
+
+  // Outlined when asked and possible (else inline, with the reason in the report).
+  Result<TransformedCode> duplicate(const MethodView& view, const Cfg& cfg,
+                                    const MethodSites& sites, const DupPlan& plan,
+                                    bool with_events) {
+    if (options_.outline) {
+      auto layout = plan_outline(view, cfg, plan, cf_.pool);
+      if (layout) return duplicate_outlined(view, cfg, sites, plan, with_events, *layout);
+      outline_note_ = "not outlined: " + layout.error().message();
+    }
+    return duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges);
+  }
+
+  Result<TransformedCode> duplicate_outlined(const MethodView& view, const Cfg& cfg,
+                                             const MethodSites& sites, const DupPlan& plan,
+                                             bool with_events, const OutlineLayout& layout) {
+    auto ref = cf_.pool.add_methodref(ctx_.class_name, layout.twin_name, layout.twin_descriptor);
+    if (!ref) return ref.error();
+    Outline checking{&layout, OutlineSide::kChecking, *ref};
+    auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
+                               options_.count_edges, checking);
+    if (!code) return code.error();
+    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
+                               options_.count_edges, Outline{&layout, OutlineSide::kTwin, 0});
+    if (!twin) return twin.error();
+    code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
+    return code;
+  }
+
+  static constexpr uint16_t kTwinAccess = access::kPrivate | access::kStatic | access::kSynthetic;
+
+  MethodContext twin_context(const TwinCode& twin) const {
+    MethodContext c = ctx_;
+    c.method_name = twin.name;
+    c.descriptor = twin.descriptor;
+    c.access_flags = kTwinAccess;
+    return c;
   }
 
   static std::vector<uint8_t> instrumented_blocks(const Cfg& cfg, const MethodSites& sites) {
@@ -198,7 +236,9 @@ class MethodRewriter {
         continue;
       }
       uint32_t size = built->assembled.code_length;
-      if (auto limit = exceeds_limits(size); !limit.empty()) {
+      std::string limit = exceeds_limits(size);
+      if (limit.empty() && built->twin) limit = exceeds_limits(built->twin->code_length, "its twin ");
+      if (!limit.empty()) {
         append_reason(reasons, c.transform, limit);
         continue;
       }
@@ -223,6 +263,7 @@ class MethodRewriter {
   struct Built {
     TransformedCode code;
     AssembledCode assembled;
+    std::optional<AssembledCode> twin;
   };
 
   Result<Built> build_and_assemble(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
@@ -237,14 +278,24 @@ class MethodRewriter {
       why_not = assembled.error().message();
       return assembled.error();
     }
-    return Built{std::move(code.value()), std::move(assembled.value())};
+    Built built{std::move(code.value()), std::move(assembled.value()), std::nullopt};
+    if (built.code.twin) {
+      auto twin = assemble_code(built.code.twin->code, cf_.pool, twin_context(*built.code.twin));
+      if (!twin) {
+        why_not = "outlined twin: " + twin.error().message();
+        return twin.error();
+      }
+      built.twin = std::move(twin.value());
+    }
+    return built;
   }
 
-  std::string exceeds_limits(uint32_t size) const {
+  std::string exceeds_limits(uint32_t size, std::string_view whose = "") const {
     uint32_t original = outcome_.report.original_code_size;
     if (options_.respect_huge_method_limit && original <= options_.huge_method_limit &&
         size > options_.huge_method_limit) {
-      return "grows from " + std::to_string(original) + " to " + std::to_string(size) +
+      return std::string(whose) + "grows from " +
+             std::to_string(original) + " to " + std::to_string(size) +
              " bytes, past HotSpot's HugeMethodLimit of " +
              std::to_string(options_.huge_method_limit) + " (it would no longer be compiled)";
     }
@@ -269,14 +320,30 @@ class MethodRewriter {
     outcome_.report.new_code_size = built.assembled.code_length;
     outcome_.report.checks = built.code.checks;
     outcome_.report.reason = join(outcome_.report.reason, reasons);
+    if (!built.twin) outcome_.report.reason = join(outcome_.report.reason, outline_note_);
     LineLookup lines(ir_);
-    const auto& insns = built.code.code.insns;
-    for (size_t i = 0; i < insns.size(); ++i) {
-      if (!is_invoke(insns[i].opcode) || insns[i].original_offset < 0) continue;
-      int32_t at = built.assembled.insn_offsets[i];
-      outcome_.calls.push_back({static_cast<uint32_t>(at), insns[i].original_offset,
-                                lines.line_at(insns[i].original_offset)});
+    outcome_.calls = call_sites(built.code.code, built.assembled, lines);
+    if (built.twin) {
+      const TwinCode& twin = *built.code.twin;
+      outcome_.report.twin_code_size = built.twin->code_length;
+      outcome_.report.new_code_size += built.twin->code_length;
+      outcome_.added = AddedMethod{kTwinAccess, twin.name, twin.descriptor,
+                                   std::move(built.twin->code_attribute),
+                                   call_sites(twin.code, *built.twin, lines)};
     }
+  }
+
+  // The invokes that were in the original method: where they are now and where they were.
+  static std::vector<CallSite> call_sites(const CodeIR& code, const AssembledCode& assembled,
+                                          const LineLookup& lines) {
+    std::vector<CallSite> calls;
+    for (size_t i = 0; i < code.insns.size(); ++i) {
+      const Insn& insn = code.insns[i];
+      if (!is_invoke(insn.opcode) || insn.original_offset < 0) continue;
+      calls.push_back({static_cast<uint32_t>(assembled.insn_offsets[i]), insn.original_offset,
+                       lines.line_at(insn.original_offset)});
+    }
+    return calls;
   }
 
   ClassFile& cf_;
@@ -285,6 +352,7 @@ class MethodRewriter {
   MethodContext ctx_;
   CodeIR ir_;
   MethodOutcome outcome_;
+  std::string outline_note_;  // why the chosen transform was not outlined, if asked
 };
 
 }  // namespace

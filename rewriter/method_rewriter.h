@@ -2,6 +2,8 @@
 // and installs it in the class.
 #pragma once
 
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "classfile/class_file.h"
@@ -16,9 +18,19 @@ struct CallSite {
   int32_t line = -1;
 };
 
+// A method the rewrite adds to the class (an outlined twin), with its invoke sites.
+struct AddedMethod {
+  uint16_t access_flags = 0;
+  std::string name;
+  std::string descriptor;
+  std::vector<uint8_t> code_attribute;  // the Code attribute body
+  std::vector<CallSite> calls;
+};
+
 struct MethodOutcome {
   MethodReport report;
   std::vector<CallSite> calls;    // empty unless the method changed
+  std::optional<AddedMethod> added;
   std::vector<SiteRecord> sites;  // the instrumented points (indices assigned by the caller)
 };
 

@@ -52,6 +52,11 @@ struct RewriteOptions {
   // The runtime class rewritten code calls (internal name). Another name serves a shaded copy
   // of the runtime, or a stub placed in a JDK module to verify rewritten JDK classes.
   std::string runtime_class = "duplex/runtime/Duplex";
+  // Full-, Partial-Duplication and Checks-only put the duplicated code in a synthetic twin
+  // method (`<name>$duplex`) where they can, so the method itself keeps only the checking
+  // code (rewriter/outline_layout.h). Adds methods: not for classes that may later be
+  // retransformed back to their original bytes.
+  bool outline = false;
 };
 
 struct MethodReport {
@@ -60,7 +65,8 @@ struct MethodReport {
   Transform applied = Transform::kUnchanged;
   std::string reason;  // why `applied` differs from `requested`, or why auto chose it
   uint32_t original_code_size = 0;
-  uint32_t new_code_size = 0;
+  uint32_t new_code_size = 0;   // the method's code, plus its twin's when outlined
+  uint32_t twin_code_size = 0;  // the outlined twin's code (0: not outlined)
   uint32_t sites = 0;   // instrumented points
   uint32_t checks = 0;  // checks placed (static count)
 };

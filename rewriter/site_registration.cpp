@@ -94,7 +94,8 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
   std::string current = header;
   for (const MethodCalls& m : methods) {
     bool is_clinit = m.method == std::string(kClinit) + kClinitDesc;
-    const std::string method_line = "method " + m.method + "\n";
+    const std::string method_line =
+        "method " + m.method + (m.reported_as.empty() ? "" : " as " + m.reported_as) + "\n";
     std::string block = method_line;
     for (const CallSite& c : m.calls) {
       uint32_t at = c.rewritten_offset + (is_clinit ? clinit_shift : 0);

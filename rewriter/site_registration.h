@@ -14,6 +14,7 @@ namespace duplex {
 struct MethodCalls {
   std::string method;  // name + descriptor
   std::vector<CallSite> calls;
+  std::string reported_as;  // an outlined twin: the original method's name + descriptor
 };
 
 // The table text, split into parts that each fit in one constant (<= 65535 bytes of modified

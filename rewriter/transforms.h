@@ -1,6 +1,9 @@
 // The code transforms. Each builds a new CodeIR from the original; the caller assembles it.
 #pragma once
 
+#include <optional>
+#include <string>
+
 #include "classfile/code_ir.h"
 #include "classfile/error.h"
 #include "rewriter/cfg.h"
@@ -9,15 +12,35 @@
 
 namespace duplex {
 
+// An outlined method's twin: the synthetic method that holds the duplicated code.
+struct TwinCode {
+  CodeIR code;
+  std::string name;
+  std::string descriptor;
+};
+
 struct TransformedCode {
   CodeIR code;
   uint32_t checks = 0;  // checks placed
+  std::optional<TwinCode> twin;
+};
+
+struct OutlineLayout;
+enum class OutlineSide : uint8_t { kChecking, kTwin };
+
+// Which half of an outlined method to build (rewriter/outline_layout.h); no layout: the
+// checking and duplicated code share one method.
+struct Outline {
+  const OutlineLayout* layout = nullptr;
+  OutlineSide side = OutlineSide::kChecking;
+  uint16_t twin_methodref = 0;  // kChecking: the pool Methodref the checks call
 };
 
 // Full- or Partial-Duplication (by `plan`); with `with_events` false, Checks-only.
 Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
-                                       ConstantPool& pool, bool with_events, bool count_edges);
+                                       ConstantPool& pool, bool with_events, bool count_edges,
+                                       const Outline& outline = {});
 
 // No-Duplication: every instrumented point behind its own check.
 Result<TransformedCode> guard_each_event(const MethodView& method, const MethodSites& sites,

@@ -26,6 +26,9 @@ const char* const kInstrumentHelp =
     "  --include GLOB        only classes matching (dotted names, '*' and '?'); repeatable\n"
     "  --exclude GLOB        never classes matching; repeatable; wins over --include\n"
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
+    "  --layout L            where duplicated code goes: inline (in the method, as in the\n"
+    "                        paper) or outline (in a synthetic twin method `NAME$duplex`,\n"
+    "                        so the method keeps only its checking code); default inline\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
@@ -81,6 +84,11 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
     } else if (arg == "--include" || arg == "--exclude") {
       if (!value(v) || v.empty()) return "option " + arg + " needs a glob";
       (arg == "--include" ? options.include : options.exclude).push_back(v);
+    } else if (arg == "--layout") {
+      if (!value(v)) return "option --layout needs a value";
+      if (v != "inline" && v != "outline")
+        return "unknown layout '" + v + "' (expected inline or outline)";
+      options.rewrite.outline = v == "outline";
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

@@ -3,7 +3,8 @@
 # HotSpot verifier and that the fixtures print exactly what the originals print, at sampling
 # intervals 1 (every check samples), 1000 and 0 (sampling off).
 #
-#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE...]
+#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[:LAYOUT]...]
+# (MODE:outline rewrites with --layout outline.)
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
@@ -19,7 +20,11 @@ java $flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$tmp/original.t
 failed=0
 for mode in $modes; do
   out="$tmp/$mode"
-  "$duplex" instrument "$fixtures" -o "$out" --mode "$mode" --quiet
+  case $mode in
+    *:*) set -- --mode "${mode%%:*}" --layout "${mode#*:}" ;;
+    *) set -- --mode "$mode" ;;
+  esac
+  "$duplex" instrument "$fixtures" -o "$out" "$@" --quiet
   if ! "$verify" --harness "$harness" --cp "$runtime" "$out" >"$tmp/verify.txt" 2>&1; then
     echo "FAIL $mode: rewritten fixtures do not verify:"; cat "$tmp/verify.txt"; failed=1; continue
   fi
@@ -33,10 +38,11 @@ for mode in $modes; do
     fi
   done
   # Sampling at interval 1 must have recorded events (except in checks-only mode).
-  if [ "$mode" != checks ] && ! grep -q '<field ' "$tmp/$mode-1.xml"; then
+  kind=${mode%%:*}
+  if [ "$kind" != checks ] && ! grep -q '<field ' "$tmp/$mode-1.xml"; then
     echo "FAIL $mode: the interval-1 profile holds no field accesses"; failed=1
   fi
-  if [ "$mode" != checks ] && ! grep -q '<edge ' "$tmp/$mode-1.xml"; then
+  if [ "$kind" != checks ] && ! grep -q '<edge ' "$tmp/$mode-1.xml"; then
     echo "FAIL $mode: the interval-1 profile holds no call edges"; failed=1
   fi
   echo "ok $mode: $(tail -n 1 "$tmp/verify.txt"); same output at intervals 1, 1000, 0"
@@ -48,7 +54,7 @@ counts() { grep -E '<(edge|field|event) ' "$1" | sed 's/^ *//' | sort; }
 if [ -f "$tmp/exhaustive-1.xml" ]; then
   counts "$tmp/exhaustive-1.xml" >"$tmp/exhaustive.counts"
   for mode in $modes; do
-    [ "$mode" = exhaustive ] || [ "$mode" = checks ] && continue
+    case $mode in exhaustive | checks | checks:*) continue ;; esac
     counts "$tmp/$mode-1.xml" >"$tmp/$mode.counts"
     if diff -u "$tmp/exhaustive.counts" "$tmp/$mode.counts" >"$tmp/diff.txt"; then
       echo "ok $mode: interval-1 profile equals the exhaustive one ($(wc -l <"$tmp/$mode.counts") keys)"

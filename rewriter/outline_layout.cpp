@@ -1,0 +1,355 @@
+#include "rewriter/outline_layout.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "classfile/class_file.h"
+#include "classfile/frames.h"
+#include "classfile/opcodes.h"
+
+namespace duplex {
+namespace {
+
+// The JVM's slot limit for a method's parameters (JVMS 4.3.3), `this` excluded: the twin is
+// static, so every parameter counts.
+constexpr uint32_t kMaxParameterSlots = 255;
+
+// Position of a value kind in the xload/xstore/xreturn opcode families (i, l, f, d, a).
+int family_index(VTag kind) {
+  switch (kind) {
+    case VTag::kInteger:
+      return 0;
+    case VTag::kLong:
+      return 1;
+    case VTag::kFloat:
+      return 2;
+    case VTag::kDouble:
+      return 3;
+    default:
+      return 4;
+  }
+}
+
+// What a verification type is passed as: int, float, long, double or a reference.
+VTag kind_of(const VType& t) {
+  switch (t.tag) {
+    case VTag::kInteger:
+    case VTag::kFloat:
+    case VTag::kLong:
+    case VTag::kDouble:
+      return t.tag;
+    default:
+      return VTag::kObject;
+  }
+}
+
+uint16_t slots_of(VTag kind) { return kind == VTag::kLong || kind == VTag::kDouble ? 2 : 1; }
+
+Insn local_insn(bool store, VTag kind, uint16_t slot) {
+  int k = family_index(kind);
+  if (slot <= 3) {
+    uint8_t base = store ? op::kIstore0 : op::kIload0;
+    return Insn::make(static_cast<uint8_t>(base + 4 * k + slot));
+  }
+  uint8_t base = store ? op::kIstore : op::kIload;
+  return Insn::make(static_cast<uint8_t>(base + k), slot);
+}
+
+Insn zero_of(VTag kind) {
+  switch (kind) {
+    case VTag::kInteger:
+      return Insn::make(op::kIconst0);
+    case VTag::kLong:
+      return Insn::make(op::kLconst0);
+    case VTag::kFloat:
+      return Insn::make(op::kFconst0);
+    case VTag::kDouble:
+      return Insn::make(op::kDconst0);
+    default:
+      return Insn::make(op::kAconstNull);
+  }
+}
+
+Insn push_int(int32_t v) {
+  if (v >= -1 && v <= 5) return Insn::make(static_cast<uint8_t>(op::kIconst0 + v));
+  if (v >= -128 && v <= 127) return Insn::make(op::kBipush, v);
+  return Insn::make(op::kSipush, v);
+}
+
+// (slot, type) for every local of a frame in list form; a wide type's second slot is skipped.
+std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f) {
+  std::vector<std::pair<uint16_t, VType>> out;
+  uint16_t slot = 0;
+  for (const VType& t : f.locals) {
+    if (t.tag != VTag::kTop) out.push_back({slot, t});
+    slot = static_cast<uint16_t>(slot + (t.is_wide() ? 2 : 1));
+  }
+  return out;
+}
+
+std::optional<VType> type_at(const Frame& f, uint16_t slot) {
+  for (const auto& [s, t] : locals_by_slot(f)) {
+    if (s == slot) return t;
+  }
+  return std::nullopt;
+}
+
+class OutlinePlanner {
+ public:
+  OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool)
+      : m_(m), cfg_(cfg), plan_(plan), pool_(pool) {}
+
+  Result<OutlineLayout> run() {
+    if (auto s = check_method(); !s) return s.error();
+    if (auto s = collect_entries(); !s) return s.error();
+    if (auto s = assign_params(); !s) return s.error();
+    if (auto s = build_descriptor(); !s) return s.error();
+    return std::move(layout_);
+  }
+
+ private:
+  Status check_method() {
+    const MethodContext& ctx = m_.context;
+    if (m_.cls.access_flags & access::kInterface)
+      return Error::plain("an interface method is not outlined");
+    if (ctx.method_name == "<init>" || ctx.method_name == "<clinit>")
+      return Error::plain("constructors and initializers are not outlined");
+    if (ctx.major_version < 50) return Error::plain("class files before version 50 have no frames");
+    layout_.twin_name = ctx.method_name + kTwinSuffix;
+    for (const Member& other : m_.cls.methods) {
+      if (m_.cls.pool.utf8(other.name_index) == std::string_view(layout_.twin_name))
+        return Error::plain("the class already has a method named " + layout_.twin_name);
+    }
+    return Ok{};
+  }
+
+  // The method entry, then every block a checked edge enters, each with its frame.
+  Status collect_entries() {
+    const MethodContext& ctx = m_.context;
+    auto initial = initial_frame(pool_, ctx.class_name, ctx.method_name, ctx.descriptor,
+                                 ctx.access_flags);
+    if (!initial) return initial.error();
+    layout_.entries.push_back({-1, std::move(initial.value())});
+    std::vector<uint8_t> seen(cfg_.blocks.size(), 0);
+    for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
+      for (size_t e = 0; e < cfg_.blocks[b].succs.size(); ++e) {
+        uint32_t to = cfg_.blocks[b].succs[e].to;
+        if (!plan_.check_edge[b][e] || seen[to]) continue;
+        seen[to] = 1;
+        auto frame = frame_at_block(to);
+        if (!frame) return frame.error();
+        layout_.entries.push_back({static_cast<int32_t>(to), std::move(frame.value())});
+      }
+    }
+    for (const OutlineEntry& entry : layout_.entries) {
+      if (!entry.frame.stack.empty())
+        return Error::plain("a checked edge carries values on the operand stack");
+      for (const VType& t : entry.frame.locals) {
+        if (t.tag == VTag::kUninitialized || t.tag == VTag::kUninitializedThis)
+          return Error::plain("an uninitialized object is live at a checked edge");
+      }
+    }
+    return Ok{};
+  }
+
+  Result<Frame> frame_at_block(uint32_t b) const {
+    const BasicBlock& block = cfg_.blocks[b];
+    const CodeIR& code = m_.code;
+    for (uint32_t i = block.begin; i < block.end && code.insns[i].is_label(); ++i) {
+      const auto& f = code.labels[code.insns[i].label()].frame;
+      if (f) return *f;
+    }
+    // A block entered by fall-through only (a Partial-Duplication crossing) has no frame in
+    // the class file: simulate one on a copy of the code.
+    if (block.begin >= block.end || !code.insns[block.begin].is_label())
+      return Error::plain("no label at a checked block");
+    CodeIR copy = code;
+    LabelId l = code.insns[block.begin].label();
+    if (auto s = compute_missing_frames(copy, pool_, m_.context, {l}); !s) return s.error();
+    if (!copy.labels[l].frame) return Error::plain("no frame at a checked block");
+    return *copy.labels[l].frame;
+  }
+
+  struct SlotClaim {
+    bool claimed = false;
+    bool second_half = false;  // the upper slot of a long or double claimed below
+    VTag kind = VTag::kInteger;
+    std::optional<uint32_t> declared;  // reference slots: the one class all entries agree on
+    bool mixed_classes = false;
+  };
+
+  Status assign_params() {
+    uint16_t top = 0;
+    for (const OutlineEntry& e : layout_.entries) {
+      for (const auto& [s, t] : locals_by_slot(e.frame))
+        top = std::max<uint16_t>(top, static_cast<uint16_t>(s + slots_of(kind_of(t))));
+    }
+    std::vector<SlotClaim> claims(top);
+    std::vector<OutlineParam> secondary;
+    for (const OutlineEntry& e : layout_.entries) {
+      for (const auto& [s, t] : locals_by_slot(e.frame)) claim(claims, secondary, s, t);
+    }
+    auto object = pool_.add_class("java/lang/Object");
+    if (!object) return object.error();
+    for (uint16_t s = 0; s < top; ++s) {
+      const SlotClaim& c = claims[s];
+      if (c.second_half) continue;
+      OutlineParam p{s, c.claimed ? c.kind : VTag::kInteger, 0, true, s};
+      if (p.kind == VTag::kObject)
+        p.declared_class = static_cast<uint16_t>(
+            c.declared && !c.mixed_classes ? *c.declared : *object);
+      layout_.params.push_back(p);
+    }
+    uint32_t next = top;
+    for (OutlineParam& p : secondary) {
+      if (p.kind == VTag::kObject) p.declared_class = *object;
+      p.twin_slot = static_cast<uint16_t>(next);
+      next += slots_of(p.kind);
+      layout_.params.push_back(p);
+    }
+    if (next + 1 > kMaxParameterSlots)
+      return Error::plain("the live locals need " + std::to_string(next + 1) +
+                          " parameter slots (at most 255)");
+    layout_.id_slot = static_cast<uint16_t>(next);
+    layout_.twin_max_locals = std::max<uint16_t>(m_.code.max_locals, next + 1);
+    return Ok{};
+  }
+
+  static void claim(std::vector<SlotClaim>& claims, std::vector<OutlineParam>& secondary,
+                    uint16_t s, const VType& t) {
+    VTag kind = kind_of(t);
+    bool wide = slots_of(kind) == 2;
+    SlotClaim& c = claims[s];
+    bool fits = !c.claimed && !c.second_half && (!wide || !claims[s + 1].claimed);
+    if (fits) {
+      c.claimed = true;
+      c.kind = kind;
+      if (wide) claims[s + 1] = {true, true, kind, std::nullopt, false};
+    } else if (!(c.claimed && !c.second_half && c.kind == kind)) {
+      auto same = [&](const OutlineParam& p) { return p.slot == s && p.kind == kind; };
+      if (std::none_of(secondary.begin(), secondary.end(), same))
+        secondary.push_back({s, kind, 0, false, 0});
+      return;
+    }
+    if (kind != VTag::kObject || t.tag != VTag::kObject) return;
+    if (!c.declared) c.declared = t.data;
+    if (*c.declared != t.data) c.mixed_classes = true;
+  }
+
+  Status build_descriptor() {
+    auto ret = m_.context.descriptor.find(')');
+    if (ret == std::string::npos) return Error::plain("bad method descriptor");
+    std::string d = "(";
+    for (const OutlineParam& p : layout_.params) {
+      switch (p.kind) {
+        case VTag::kInteger:
+          d += 'I';
+          break;
+        case VTag::kFloat:
+          d += 'F';
+          break;
+        case VTag::kLong:
+          d += 'J';
+          break;
+        case VTag::kDouble:
+          d += 'D';
+          break;
+        default: {
+          auto name = pool_.class_name(p.declared_class);
+          if (!name) return Error::plain("bad Class entry in a frame");
+          d += name->front() == '[' ? std::string(*name) : "L" + std::string(*name) + ";";
+        }
+      }
+    }
+    layout_.twin_descriptor = d + "I" + m_.context.descriptor.substr(ret);
+    return Ok{};
+  }
+
+  const MethodView& m_;
+  const Cfg& cfg_;
+  const DupPlan& plan_;
+  ConstantPool& pool_;
+  OutlineLayout layout_;
+};
+
+Insn return_for(std::string_view method_descriptor) {
+  auto close = method_descriptor.find(')');
+  char r = close == std::string_view::npos || close + 1 >= method_descriptor.size()
+               ? 'V'
+               : method_descriptor[close + 1];
+  switch (r) {
+    case 'V':
+      return Insn::make(op::kReturn);
+    case 'J':
+      return Insn::make(op::kIreturn + 1);
+    case 'F':
+      return Insn::make(op::kIreturn + 2);
+    case 'D':
+      return Insn::make(op::kIreturn + 3);
+    case 'L':
+    case '[':
+      return Insn::make(op::kIreturn + 4);
+    default:
+      return Insn::make(op::kIreturn);
+  }
+}
+
+}  // namespace
+
+int32_t OutlineLayout::entry_of_block(int32_t block) const {
+  for (size_t i = 0; i < entries.size(); ++i) {
+    if (entries[i].block == block) return static_cast<int32_t>(i);
+  }
+  return -1;
+}
+
+Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
+                                   ConstantPool& pool) {
+  return OutlinePlanner(method, cfg, plan, pool).run();
+}
+
+Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,
+                      std::string_view method_descriptor, std::vector<Insn>& out) {
+  if (e >= layout.entries.size()) return Error::plain("no such outline entry");
+  const Frame& frame = layout.entries[e].frame;
+  for (const OutlineParam& p : layout.params) {
+    auto t = type_at(frame, p.slot);
+    bool passes = t && kind_of(*t) == p.kind && t->tag != VTag::kNull;
+    // A primary parameter whose slot holds another kind here gets a zero; the value goes
+    // in that kind's extra parameter.
+    out.push_back(passes ? local_insn(false, p.kind, p.slot) : zero_of(p.kind));
+  }
+  out.push_back(push_int(static_cast<int32_t>(e)));
+  out.push_back(Insn::make(op::kInvokestatic, twin_methodref));
+  out.push_back(return_for(method_descriptor));
+  return Ok{};
+}
+
+void emit_twin_prologue(const OutlineLayout& layout, size_t e, std::vector<Insn>& out) {
+  for (const auto& [slot, t] : locals_by_slot(layout.entries[e].frame)) {
+    VTag kind = kind_of(t);
+    if (t.tag == VTag::kNull) {  // only null itself is assignable to the Null type
+      out.push_back(Insn::make(op::kAconstNull));
+      out.push_back(local_insn(true, kind, slot));
+      continue;
+    }
+    const OutlineParam* from = nullptr;
+    for (const OutlineParam& p : layout.params) {
+      if (p.slot == slot && p.kind == kind && (p.primary || !from)) {
+        if (p.primary) {
+          from = &p;
+          break;
+        }
+        from = &p;
+      }
+    }
+    if (!from) continue;  // cannot happen: every (slot, kind) of an entry has a parameter
+    bool cast = kind == VTag::kObject && t.data != from->declared_class;
+    if (from->twin_slot == slot && !cast) continue;  // already in place with its type
+    out.push_back(local_insn(false, kind, from->twin_slot));
+    if (cast) out.push_back(Insn::make(op::kCheckcast, static_cast<int32_t>(t.data)));
+    out.push_back(local_insn(true, kind, slot));
+  }
+}
+
+}  // namespace duplex

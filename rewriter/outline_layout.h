@@ -1,0 +1,71 @@
+// Outlined duplication: the duplicated code moves into a synthetic "twin" method of the same
+// class, so that the method the program calls holds only the checking code.
+//
+// Why: once samples are taken, a JIT compiles both copies of an inline-duplicated method,
+// and the copy's calls eat the inlining budget of every hot caller (docs/RESULTS.md). With
+// the copy outlined, a check that fires calls the twin, passing the live locals, and returns
+// its result; the twin starts in the copy at that point (a dispatch on an entry id), and
+// runs the rest of that activation with its own checking code and checks.
+//
+// The twin is `private static synthetic <name>$duplex(<params>I)<return>`. Its parameters
+// stand for the original local slots, so the copied code keeps its slot numbers: slot s of
+// the original arrives in parameter slot s when every entry point agrees on its kind (the
+// "primary" parameters), else in an extra parameter after them that the entry's prologue
+// copies into slot s. The last parameter is the entry id.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "classfile/code_ir.h"
+#include "classfile/error.h"
+#include "rewriter/cfg.h"
+#include "rewriter/dup_plan.h"
+#include "rewriter/instrumentation.h"
+
+namespace duplex {
+
+inline constexpr const char* kTwinSuffix = "$duplex";
+
+struct OutlineEntry {
+  int32_t block = -1;  // -1: the method entry; else the block a checked edge enters
+  Frame frame;         // the locals there (the operand stack is empty)
+};
+
+struct OutlineParam {
+  uint16_t slot = 0;              // the original local slot it carries
+  VTag kind = VTag::kInteger;     // kInteger, kFloat, kLong, kDouble or kObject
+  uint16_t declared_class = 0;    // kObject: pool Class index of the parameter type
+  bool primary = true;            // arrives in `slot` itself
+  uint16_t twin_slot = 0;         // where it arrives in the twin
+};
+
+struct OutlineLayout {
+  std::vector<OutlineEntry> entries;  // entries[0] is the method entry
+  std::vector<OutlineParam> params;
+  uint16_t id_slot = 0;  // the twin's slot of the entry id
+  std::string twin_name;
+  std::string twin_descriptor;
+  uint16_t twin_max_locals = 0;
+
+  // The entry for a block (-1: method entry), or -1 if it has none.
+  int32_t entry_of_block(int32_t block) const;
+};
+
+// Plans the twin of a method duplicated by `plan`, or says why it cannot be outlined (an
+// interface, a constructor, a checked edge with a non-empty stack or an uninitialized
+// object, no frame for an entry, too many parameter slots, a name already taken).
+Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
+                                   ConstantPool& pool);
+
+// The checking method's side of entry `e`: load the locals, push the id, call the twin,
+// return what it returns.
+Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,
+                      std::string_view method_descriptor, std::vector<Insn>& out);
+
+// The twin's side of entry `e`: move the parameters into the entry's original slots (with
+// the casts the entry's frame needs). The caller adds the jump into the copy.
+void emit_twin_prologue(const OutlineLayout& layout, size_t e, std::vector<Insn>& out);
+
+}  // namespace duplex
