@@ -18,7 +18,7 @@ import tarfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Dict, List, Optional
+from typing import Callable, Dict, List, Optional, Tuple
 
 REPO = Path(__file__).resolve().parent.parent
 BENCH = REPO / "bench"
@@ -344,6 +344,8 @@ class RunResult:
     stderr: str
     run_dir: Path
     timed_out: bool = False
+    # With repeat: (cpu, wall) seconds of each iteration of main() inside the one JVM.
+    iterations: List[Tuple[float, float]] = field(default_factory=list)
 
 
 def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
@@ -353,17 +355,40 @@ def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None)
 _run_counter = [0]
 
 
+def repeat_classes() -> Path:
+    """Compiles bench/workloads/Repeat.java (runs main() N times in one JVM) into the cache."""
+    source = BENCH / "workloads" / "Repeat.java"
+    out = cache_dir() / "repeat" / "classes"
+    stamp = out / ".stamp"
+    key = _sha256(source.read_bytes())
+    if not _stamp_ok(stamp, key):
+        shutil.rmtree(out, ignore_errors=True)
+        out.mkdir(parents=True)
+        subprocess.run([java_bin("javac"), "-nowarn", "-d", str(out), str(source)], check=True)
+        stamp.write_text(key)
+    return out
+
+
 def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         jvm_opts: Optional[List[str]] = None, keep: bool = False,
-        timeout: float = 1800, size: str = "large") -> RunResult:
-    """Runs the workload once in a fresh run directory and normalises its output."""
+        timeout: float = 1800, size: str = "large", repeat: int = 0) -> RunResult:
+    """Runs the workload once in a fresh run directory and normalises its output.
+
+    With repeat > 0 the JVM runs main() that many times (bench/workloads/Repeat.java); the
+    output is the first iteration's, and RunResult.iterations has every iteration's times."""
     _run_counter[0] += 1
     run_dir = cache_dir() / "runs" / ("%s-%d-%d" % (w.name, os.getpid(), _run_counter[0]))
     shutil.rmtree(run_dir, ignore_errors=True)
     run_dir.mkdir(parents=True)
     prep = w.prep_dir()
-    cmd = [java_bin()] + (jvm_opts or []) + ["-cp", classpath(w, extra, jars), w.main] + \
-        w.args(prep, run_dir, size)
+    cp = classpath(w, extra, jars)
+    times_file = run_dir / "iterations.txt"
+    if repeat > 0:
+        main = [":".join([cp, str(repeat_classes())]), "Repeat", str(repeat), str(times_file),
+                w.main]
+    else:
+        main = [cp, w.main]
+    cmd = [java_bin()] + (jvm_opts or []) + ["-cp"] + main + w.args(prep, run_dir, size)
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         t0 = time.monotonic()
@@ -396,6 +421,9 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     (run_dir / "normalised.txt").write_text(output)
     r = RunResult(p.returncode == 0, p.returncode, output, wall,
                   usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir, timed_out)
+    if repeat > 0 and times_file.exists():
+        r.iterations = [(int(c) / 1e9, int(wl) / 1e9) for c, wl in
+                        (line.split() for line in times_file.read_text().splitlines())]
     if not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return r

@@ -1,5 +1,6 @@
 // rewrite_class: every method through rewrite_method, then the site registration and the
 // marker attribute, then the class bytes.
+#include <set>
 #include <string>
 
 #include "classfile/class_file.h"
@@ -117,9 +118,10 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   std::vector<MethodCalls> calls;
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
+  std::set<std::string> twin_names;
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
-    MethodOutcome outcome = rewrite_method(cf, m, options);
+    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names);
     if (outcome.added) {
       AddedMethod& twin = *outcome.added;
       if (!twin.calls.empty())

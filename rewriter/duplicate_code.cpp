@@ -16,7 +16,8 @@ namespace {
 class Duplicator {
  public:
   Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
-             ConstantPool& pool, bool with_events, bool count_edges, const Outline& outline)
+             ConstantPool& pool, bool with_events, bool count_edges, const Outline& outline,
+             bool inline_check)
       : m_(m),
         src_(m.code),
         cfg_(cfg),
@@ -25,7 +26,8 @@ class Duplicator {
         pool_(pool),
         with_events_(with_events),
         count_edges_(count_edges),
-        outline_(outline) {}
+        outline_(outline),
+        inline_check_(inline_check) {}
 
   Result<TransformedCode> run() {
     init_output();
@@ -71,9 +73,9 @@ class Duplicator {
   }
 
   Status make_runtime_calls() {
-    auto check = make_check_call(pool_, m_.runtime_class);
+    auto check = CheckEmitter::make(pool_, m_.runtime_class, inline_check_);
     if (!check) return check.error();
-    check_call_ = *check;
+    check_ = *check;
     if (count_edges_) {
       auto entry = pool_.add_methodref(m_.runtime_class, runtime_api::kCountEntry,
                                        runtime_api::kVoidDesc);
@@ -145,8 +147,7 @@ class Duplicator {
   void place(LabelId l) { out_.insns.push_back(Insn::make_label(l)); }
 
   void emit_check(LabelId dup_target) {
-    out_.insns.push_back(check_call_);
-    out_.insns.push_back(Insn::make_branch(op::kIfne, dup_target));
+    check_.emit(out_, dup_target);
     ++checks_;
   }
 
@@ -570,7 +571,9 @@ class Duplicator {
 
   CodeIR out_;
   std::map<int32_t, LabelId> twin_call_label_;  // outline entry -> its call in the checking code
-  Insn check_call_, count_entry_, count_back_;
+  CheckEmitter check_;
+  const bool inline_check_;
+  Insn count_entry_, count_back_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
   std::vector<Trampoline> trampolines_;
@@ -589,11 +592,47 @@ Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class)
   return Insn::make(op::kInvokestatic, *ref);
 }
 
+Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
+                                        bool inline_check) {
+  CheckEmitter c;
+  c.inline_ = inline_check;
+  if (!inline_check) {
+    auto ref = pool.add_methodref(runtime_class, runtime_api::kCheck, runtime_api::kCheckDesc);
+    if (!ref) return ref.error();
+    c.check_ = *ref;
+    return c;
+  }
+  auto counter = pool.add_fieldref(runtime_class, runtime_api::kCounter, runtime_api::kCounterDesc);
+  if (!counter) return counter.error();
+  auto fire = pool.add_methodref(runtime_class, runtime_api::kFire, runtime_api::kCheckDesc);
+  if (!fire) return fire.error();
+  c.counter_ = *counter;
+  c.fire_ = *fire;
+  return c;
+}
+
+void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
+  if (!inline_) {
+    ir.insns.push_back(Insn::make(op::kInvokestatic, check_));
+    ir.insns.push_back(Insn::make_branch(op::kIfne, sample));
+    return;
+  }
+  LabelId skip = ir.new_label();
+  for (Insn i : {Insn::make(op::kGetstatic, counter_), Insn::make(op::kIconst1),
+                 Insn::make(op::kIsub), Insn::make(op::kDup), Insn::make(op::kPutstatic, counter_),
+                 Insn::make_branch(op::kIfgt, skip), Insn::make(op::kInvokestatic, fire_),
+                 Insn::make_branch(op::kIfne, sample), Insn::make_label(skip)}) {
+    ir.insns.push_back(i);
+  }
+}
+
 Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
                                        ConstantPool& pool, bool with_events, bool count_edges,
-                                       const Outline& outline) {
-  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline).run();
+                                       const Outline& outline, bool inline_check) {
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline,
+                    inline_check)
+      .run();
 }
 
 }  // namespace duplex

@@ -53,8 +53,13 @@ class LineLookup {
 
 class MethodRewriter {
  public:
-  MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options)
-      : cf_(cf), method_(method), options_(options), ctx_(MethodContext::of(cf, method)) {
+  MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
+                 std::set<std::string>& twin_names)
+      : cf_(cf),
+        method_(method),
+        options_(options),
+        twin_names_(twin_names),
+        ctx_(MethodContext::of(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
   }
@@ -153,11 +158,12 @@ class MethodRewriter {
                                     const MethodSites& sites, const DupPlan& plan,
                                     bool with_events) {
     if (options_.outline) {
-      auto layout = plan_outline(view, cfg, plan, cf_.pool);
+      auto layout = plan_outline(view, cfg, plan, cf_.pool, twin_names_);
       if (layout) return duplicate_outlined(view, cfg, sites, plan, with_events, *layout);
       outline_note_ = "not outlined: " + layout.error().message();
     }
-    return duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges);
+    return duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges, {},
+                          options_.inline_check);
   }
 
   Result<TransformedCode> duplicate_outlined(const MethodView& view, const Cfg& cfg,
@@ -167,10 +173,11 @@ class MethodRewriter {
     if (!ref) return ref.error();
     Outline checking{&layout, OutlineSide::kChecking, *ref};
     auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
-                               options_.count_edges, checking);
+                               options_.count_edges, checking, options_.inline_check);
     if (!code) return code.error();
     auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
-                               options_.count_edges, Outline{&layout, OutlineSide::kTwin, 0});
+                               options_.count_edges, Outline{&layout, OutlineSide::kTwin, 0},
+                               options_.inline_check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;
@@ -349,6 +356,7 @@ class MethodRewriter {
   ClassFile& cf_;
   Member& method_;
   const RewriteOptions& options_;
+  std::set<std::string>& twin_names_;
   MethodContext ctx_;
   CodeIR ir_;
   MethodOutcome outcome_;
@@ -357,8 +365,9 @@ class MethodRewriter {
 
 }  // namespace
 
-MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options) {
-  return MethodRewriter(cf, method, options).run();
+MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
+                             std::set<std::string>& twin_names) {
+  return MethodRewriter(cf, method, options, twin_names).run();
 }
 
 }  // namespace duplex

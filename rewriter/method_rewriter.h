@@ -3,6 +3,7 @@
 #pragma once
 
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -35,6 +36,8 @@ struct MethodOutcome {
 };
 
 // Never fails: a method that cannot be rewritten is left unchanged, with the reason.
-MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options);
+// `twin_names` collects the outlined twins' names + descriptors across the class's methods.
+MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
+                             std::set<std::string>& twin_names);
 
 }  // namespace duplex

@@ -96,14 +96,16 @@ std::optional<VType> type_at(const Frame& f, uint16_t slot) {
 
 class OutlinePlanner {
  public:
-  OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool)
-      : m_(m), cfg_(cfg), plan_(plan), pool_(pool) {}
+  OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool,
+                 std::set<std::string>& taken)
+      : m_(m), cfg_(cfg), plan_(plan), pool_(pool), taken_(taken) {}
 
   Result<OutlineLayout> run() {
     if (auto s = check_method(); !s) return s.error();
     if (auto s = collect_entries(); !s) return s.error();
     if (auto s = assign_params(); !s) return s.error();
     if (auto s = build_descriptor(); !s) return s.error();
+    if (auto s = choose_name(); !s) return s.error();
     return std::move(layout_);
   }
 
@@ -115,12 +117,30 @@ class OutlinePlanner {
     if (ctx.method_name == "<init>" || ctx.method_name == "<clinit>")
       return Error::plain("constructors and initializers are not outlined");
     if (ctx.major_version < 50) return Error::plain("class files before version 50 have no frames");
-    layout_.twin_name = ctx.method_name + kTwinSuffix;
-    for (const Member& other : m_.cls.methods) {
-      if (m_.cls.pool.utf8(other.name_index) == std::string_view(layout_.twin_name))
-        return Error::plain("the class already has a method named " + layout_.twin_name);
-    }
     return Ok{};
+  }
+
+  // `<name>$duplex`, or `<name>$<k>$duplex` when an overload's twin or a method of the class
+  // already has that name and descriptor.
+  Status choose_name() {
+    for (int k = 1; k < 1000; ++k) {
+      std::string name = m_.context.method_name + (k == 1 ? "" : "$" + std::to_string(k)) +
+                         kTwinSuffix;
+      if (taken_.count(name + layout_.twin_descriptor) || class_has(name)) continue;
+      layout_.twin_name = name;
+      taken_.insert(name + layout_.twin_descriptor);
+      return Ok{};
+    }
+    return Error::plain("no free name for the twin");
+  }
+
+  bool class_has(const std::string& name) const {
+    for (const Member& other : m_.cls.methods) {
+      if (m_.cls.pool.utf8(other.name_index) == std::string_view(name) &&
+          m_.cls.pool.utf8(other.descriptor_index) == std::string_view(layout_.twin_descriptor))
+        return true;
+    }
+    return false;
   }
 
   // The method entry, then every block a checked edge enters, each with its frame.
@@ -269,6 +289,7 @@ class OutlinePlanner {
   const Cfg& cfg_;
   const DupPlan& plan_;
   ConstantPool& pool_;
+  std::set<std::string>& taken_;
   OutlineLayout layout_;
 };
 
@@ -304,8 +325,8 @@ int32_t OutlineLayout::entry_of_block(int32_t block) const {
 }
 
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
-                                   ConstantPool& pool) {
-  return OutlinePlanner(method, cfg, plan, pool).run();
+                                   ConstantPool& pool, std::set<std::string>& taken) {
+  return OutlinePlanner(method, cfg, plan, pool, taken).run();
 }
 
 Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,

@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -56,8 +57,10 @@ struct OutlineLayout {
 // Plans the twin of a method duplicated by `plan`, or says why it cannot be outlined (an
 // interface, a constructor, a checked edge with a non-empty stack or an uninitialized
 // object, no frame for an entry, too many parameter slots, a name already taken).
+// `taken` holds the name+descriptor of every twin planned in the class so far; the new one
+// is added (overloads get `<name>$2$duplex`, ... when their twins' descriptors collide).
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
-                                   ConstantPool& pool);
+                                   ConstantPool& pool, std::set<std::string>& taken);
 
 // The checking method's side of entry `e`: load the locals, push the id, call the twin,
 // return what it returns.

@@ -57,6 +57,10 @@ struct RewriteOptions {
   // code (rewriter/outline_layout.h). Adds methods: not for classes that may later be
   // retransformed back to their original bytes.
   bool outline = false;
+  // The check as a call of `Duplex.check()Z` (6 bytes) or inline: decrement the public
+  // counter and call `fire()Z` only when it reaches zero (18 bytes; no call in the
+  // interpreter, where short runs spend much of their time).
+  bool inline_check = false;
 };
 
 struct MethodReport {

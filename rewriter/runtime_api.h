@@ -9,6 +9,10 @@ inline constexpr const char* kPackagePrefix = "duplex/runtime/";  // never instr
 
 inline constexpr const char* kCheck = "check";
 inline constexpr const char* kCheckDesc = "()Z";
+// The inline check: decrement the public static `counter`; at zero call `fire()Z`.
+inline constexpr const char* kCounter = "counter";
+inline constexpr const char* kCounterDesc = "I";
+inline constexpr const char* kFire = "fire";
 inline constexpr const char* kCallEdge = "callEdge";
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";

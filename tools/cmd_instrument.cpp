@@ -29,6 +29,8 @@ const char* const kInstrumentHelp =
     "  --layout L            where duplicated code goes: inline (in the method, as in the\n"
     "                        paper) or outline (in a synthetic twin method `NAME$duplex`,\n"
     "                        so the method keeps only its checking code); default inline\n"
+    "  --check C             the check: call (invokestatic Duplex.check) or inline\n"
+    "                        (decrement the counter in place); default call\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
@@ -89,6 +91,10 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       if (v != "inline" && v != "outline")
         return "unknown layout '" + v + "' (expected inline or outline)";
       options.rewrite.outline = v == "outline";
+    } else if (arg == "--check") {
+      if (!value(v)) return "option --check needs a value";
+      if (v != "call" && v != "inline") return "unknown check '" + v + "' (expected call or inline)";
+      options.rewrite.inline_check = v == "inline";
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

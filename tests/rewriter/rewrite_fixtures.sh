@@ -3,8 +3,8 @@
 # HotSpot verifier and that the fixtures print exactly what the originals print, at sampling
 # intervals 1 (every check samples), 1000 and 0 (sampling off).
 #
-#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[:LAYOUT]...]
-# (MODE:outline rewrites with --layout outline.)
+#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[:outline][:inline]...]
+# (MODE:outline rewrites with --layout outline, MODE:inline with --check inline.)
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
@@ -20,10 +20,9 @@ java $flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$tmp/original.t
 failed=0
 for mode in $modes; do
   out="$tmp/$mode"
-  case $mode in
-    *:*) set -- --mode "${mode%%:*}" --layout "${mode#*:}" ;;
-    *) set -- --mode "$mode" ;;
-  esac
+  set -- --mode "${mode%%:*}"
+  case $mode in *:outline*) set -- "$@" --layout outline ;; esac
+  case $mode in *:*inline*) set -- "$@" --check inline ;; esac
   "$duplex" instrument "$fixtures" -o "$out" "$@" --quiet
   if ! "$verify" --harness "$harness" --cp "$runtime" "$out" >"$tmp/verify.txt" 2>&1; then
     echo "FAIL $mode: rewritten fixtures do not verify:"; cat "$tmp/verify.txt"; failed=1; continue

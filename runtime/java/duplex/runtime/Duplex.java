@@ -42,8 +42,14 @@ public final class Duplex {
   private static final boolean SPECIAL; // STRIPED || COUNT_CHECKS: check() must leave its fast path
   private static final int[] STRIPES;
 
-  /** The global sample counter (counter=global). Deliberately not volatile: see the class doc. */
-  private static int counter;
+  /**
+   * The global sample counter (counter=global). Deliberately not volatile: see the class doc.
+   * Public for the inline check (`getstatic counter; iconst_1; isub; dup; putstatic counter;
+   * ifgt skip; invokestatic fire()Z; ifne sample`). With the striped counter or check counting
+   * it stays at zero or below, so every inline check goes to {@link #fire}, which counts with
+   * the stripes instead.
+   */
+  public static int counter;
 
   static volatile int interval;
   static volatile double jitter;
@@ -80,7 +86,8 @@ public final class Duplex {
     TIMER = o.timerTrigger;
     COUNT_CHECKS = o.countChecks;
     SPECIAL = STRIPED || COUNT_CHECKS;
-    STRIPES = STRIPED ? new int[STRIPE_BASE + ((STRIPE_MASK + 2) << STRIPE_SHIFT)] : null;
+    // Check counting with the global counter uses the first stripe, so `counter` can stay at 0.
+    STRIPES = SPECIAL ? new int[STRIPE_BASE + ((STRIPE_MASK + 2) << STRIPE_SHIFT)] : null;
     options = o;
     interval = o.interval;
     jitter = o.jitter;
@@ -102,20 +109,32 @@ public final class Duplex {
   /**
    * A check: true when the caller should take a sample (enter its duplicated code). Kept tiny (28
    * bytes of bytecode, under the JIT's always-inline limit of 35) so that it is inlined at every
-   * method entry and loop back edge; the rare reset is in fire().
+   * method entry and loop back edge; the rare reset is in fireGlobal().
    */
   public static boolean check() {
     if (SPECIAL) return checkSpecial(); // folded away by the JIT in the default configuration
     if (--counter > 0) return false;
-    return fire();
+    return fireGlobal();
+  }
+
+  /**
+   * The slow path of the inline check, taken when it brought {@link #counter} to zero or below:
+   * reset the counter and decide whether this is a sample. True: take the sample.
+   */
+  public static boolean fire() {
+    if (SPECIAL) {
+      counter = 0; // every inline check comes here: count it, and use the stripes
+      return checkSpecial();
+    }
+    return fireGlobal();
   }
 
   /** check() for the striped counter or with check counting (kept out of check()'s bytecode). */
   private static boolean checkSpecial() {
     if (COUNT_CHECKS) Sampler.countCheck();
     if (STRIPED) return checkStripe();
-    if (--counter > 0) return false;
-    return fire();
+    if (--STRIPES[STRIPE_BASE] > 0) return false;
+    return fireStripe(STRIPE_BASE);
   }
 
   private static boolean checkStripe() {
@@ -125,7 +144,7 @@ public final class Duplex {
   }
 
   /** The counter reached zero: reset it and decide whether this is a sample. */
-  private static boolean fire() {
+  private static boolean fireGlobal() {
     int iv = interval;
     if (iv <= 0) {
       counter = TIMER ? PARKED : OFF; // sampling off
@@ -393,8 +412,9 @@ public final class Duplex {
   private static void restartCounters() {
     int iv = interval;
     int start = TIMER ? PARKED : iv <= 0 ? OFF : iv;
-    if (STRIPED) {
+    if (SPECIAL) {
       for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = start;
+      counter = 0;
     } else {
       counter = start;
     }
@@ -403,11 +423,10 @@ public final class Duplex {
   /** The timer trigger: sets the sample condition; the next check takes the sample. */
   private static void tick() {
     if (interval <= 0) return;
-    if (STRIPED) {
+    if (SPECIAL) {
       for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = 0;
-    } else {
-      counter = 0;
     }
+    counter = 0;
   }
 
   private static void startThreads() {
