@@ -46,6 +46,13 @@ Status add_method(ClassFile& cf, AddedMethod& added) {
   return Ok{};
 }
 
+bool walks_stack(const RewriteOptions& options) {
+  for (const auto& i : options.instrumentations) {
+    if (i->name() == "call-edge-stack") return true;
+  }
+  return false;
+}
+
 bool is_runtime_class(const std::string& name) {
   return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
 }
@@ -140,6 +147,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.methods.push_back(std::move(outcome.report));
   }
   if (!result.changed) return result;
+  // Only edges found on the stack (call-edge-stack) map a caller's bci through the tables.
+  if (!walks_stack(options)) calls.clear();
   for (AddedMethod& twin : added) {
     if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
   }

@@ -363,7 +363,7 @@ class Duplicator {
   Status emit_duplicated_code() {
     if (has_entry_events_) {
       place(dup_entry_);
-      if (auto s = emit_events(m_, sites_.entry(), pool_, out_.insns); !s) return s;
+      if (auto s = emit_events(m_, sites_.entry(), pool_, out_); !s) return s;
     }
     for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
       if (!plan_.kept[b]) continue;
@@ -384,7 +384,7 @@ class Duplicator {
         continue;
       }
       if (with_events_) {
-        if (auto s = emit_events(m_, sites_.at(i), pool_, out_.insns); !s) return s;
+        if (auto s = emit_events(m_, sites_.at(i), pool_, out_); !s) return s;
       }
       Insn copy = insn;
       if (static_cast<int32_t>(i) == block.last_real) retarget_dup_branch(b, copy);

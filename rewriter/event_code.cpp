@@ -1,3 +1,5 @@
+#include <algorithm>
+
 #include "classfile/opcodes.h"
 #include "rewriter/instrumentation.h"
 #include "rewriter/runtime_api.h"
@@ -32,6 +34,14 @@ Status EventCode::invoke_static(std::string_view owner, std::string_view name,
   if (!index) return index.error();
   out_.push_back(Insn::make(op::kInvokestatic, *index));
   return Ok{};
+}
+
+Result<uint16_t> EventCode::temp_local(uint16_t slots) {
+  uint32_t at = static_cast<uint32_t>(first_free_) + used_;
+  if (at + slots > 0xFFFF) return Error::plain("no local slot left for instrumentation");
+  used_ = static_cast<uint16_t>(used_ + slots);
+  high_ = std::max<uint16_t>(high_, static_cast<uint16_t>(at + slots));
+  return static_cast<uint16_t>(at);
 }
 
 Status EventCode::count_event(std::string_view key) {

@@ -1,6 +1,8 @@
 // No-Duplication and Exhaustive: events are inserted in place, guarded by their own check
 // (No-Duplication) or bare (Exhaustive). Events go after the labels in front of their
 // instruction, so that every path into the instruction runs them.
+#include <algorithm>
+
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
 #include "rewriter/transforms.h"
@@ -53,17 +55,19 @@ class InPlaceEvents {
  private:
   Status emit_group(std::span<const Site> sites, bool at_entry) {
     if (sites.empty()) return Ok{};
-    if (!guarded_) return emit_events(m_, sites, pool_, out_.insns);
+    if (!guarded_) return emit_events(m_, sites, pool_, out_);
     if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
       ++checks_;  // the runtime call checks, then records
-      EventCode code(pool_, out_.insns, m_.runtime_class);
-      return sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
+      EventCode code(pool_, out_.insns, m_.runtime_class, m_.code.max_locals);
+      auto s = sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
+      out_.max_locals = std::max(out_.max_locals, code.locals_needed());
+      return s;
     }
     LabelId skip = out_.new_label();
     out_.insns.push_back(check_);
     out_.insns.push_back(Insn::make_branch(op::kIfeq, skip));
     ++checks_;
-    if (auto s = emit_events(m_, sites, pool_, out_.insns); !s) return s;
+    if (auto s = emit_events(m_, sites, pool_, out_); !s) return s;
     out_.insns.push_back(Insn::make_label(skip));
     // At the entry the state is the entry frame; elsewhere the assembler simulates it.
     if (at_entry && m_.context.major_version >= 50) {

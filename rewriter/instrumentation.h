@@ -41,12 +41,18 @@ struct SitePoint {
 };
 
 // Where an instrumentation writes the bytecode of one event. The code must be straight-line
-// (no branches or labels), must leave the operand stack as it found it, and must use no
-// local variables. Helpers add the pool entries they need.
+// (no branches or labels) and must leave the operand stack as it found it. Locals: only
+// scratch slots from temp_local(), dead once the event's code ends (the method's own locals
+// are never touched). Helpers add the pool entries they need.
 class EventCode {
  public:
-  EventCode(ConstantPool& pool, std::vector<Insn>& out, std::string_view runtime_class)
-      : pool_(pool), out_(out), runtime_class_(runtime_class) {}
+  EventCode(ConstantPool& pool, std::vector<Insn>& out, std::string_view runtime_class,
+            uint16_t first_free_local = 0)
+      : pool_(pool),
+        out_(out),
+        runtime_class_(runtime_class),
+        first_free_(first_free_local),
+        high_(first_free_local) {}
 
   Status push_string(std::string_view modified_utf8);
   Status push_int(int32_t value);
@@ -57,10 +63,20 @@ class EventCode {
   ConstantPool& pool() { return pool_; }
   std::string_view runtime_class() const { return runtime_class_; }
 
+  // A scratch local of `slots` slots (2 for long and double) for the current event; the
+  // next event() starts over. Fails past the 65535-slot limit.
+  Result<uint16_t> temp_local(uint16_t slots);
+  void next_event() { used_ = 0; }
+  // One past the highest scratch slot used: the method's max_locals must reach it.
+  uint16_t locals_needed() const { return high_; }
+
  private:
   ConstantPool& pool_;
   std::vector<Insn>& out_;
   std::string_view runtime_class_;
+  uint16_t first_free_ = 0;
+  uint16_t used_ = 0;
+  uint16_t high_ = 0;
 };
 
 class Instrumentation {

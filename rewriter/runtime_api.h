@@ -14,6 +14,13 @@ inline constexpr const char* kCounter = "counter";
 inline constexpr const char* kCounterDesc = "I";
 inline constexpr const char* kFire = "fire";
 inline constexpr const char* kCallEdge = "callEdge";
+// Caller-side call edges (the `call-edge` instrumentation): before an invoke, with the site key
+// (docs/design/runtime-contract.md); the virtual forms also take the receiver.
+inline constexpr const char* kCallSite = "callSite";
+inline constexpr const char* kCallSiteVirtual = "callSiteVirtual";
+inline constexpr const char* kSampledCallSite = "sampledCallSite";
+inline constexpr const char* kSampledCallSiteVirtual = "sampledCallSiteVirtual";
+inline constexpr const char* kReceiverKeyDesc = "(Ljava/lang/Object;Ljava/lang/String;)V";
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";
 inline constexpr const char* kEvent = "event";

@@ -29,11 +29,13 @@ MethodSites::MethodSites(const MethodView& method,
 }
 
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
-                   std::vector<Insn>& out) {
-  EventCode code(pool, out, method.runtime_class);
+                   CodeIR& ir) {
+  EventCode code(pool, ir.insns, method.runtime_class, method.code.max_locals);
   for (const Site& site : sites) {
+    code.next_event();
     if (auto s = site.instrumentation->emit(method, site.point, code); !s) return s;
   }
+  ir.max_locals = std::max(ir.max_locals, code.locals_needed());
   return Ok{};
 }
 

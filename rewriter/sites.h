@@ -35,8 +35,9 @@ class MethodSites {
   std::vector<uint32_t> begin_;   // begin_[i]: first of insn_sites_ at instruction >= i
 };
 
-// Appends the events of `sites` to `out`.
+// Appends the events of `sites` to `ir.insns`, raising ir.max_locals for their scratch locals
+// (which start past the original method's locals).
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
-                   std::vector<Insn>& out);
+                   CodeIR& ir);
 
 }  // namespace duplex

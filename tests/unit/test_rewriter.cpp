@@ -171,11 +171,11 @@ TEST_CASE("a rewritten class is refused, and the runtime is never rewritten", "[
 }
 
 TEST_CASE("site records name the original offsets and lines", "[rewriter]") {
-  auto r = rewrite(Mode::kFull, {"call-edge", "field-access"});
+  auto r = rewrite(Mode::kFull, {"call-edge-stack", "field-access"});
   bool saw_put = false, saw_entry = false;
   for (const SiteRecord& s : r.sites) {
     if (s.method != "golden([I)I") continue;
-    if (s.kind == "call-edge") {
+    if (s.kind == "call-edge-stack") {
       saw_entry = true;
       CHECK(s.original_offset == -1);
       CHECK(s.target == "Probe.golden([I)I");
@@ -189,6 +189,36 @@ TEST_CASE("site records name the original offsets and lines", "[rewriter]") {
   CHECK(saw_put);
   CHECK(saw_entry);
   CHECK_FALSE(r.site_tables.empty());  // golden calls scale(): the caller table is registered
+}
+
+TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.outline = true;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  std::string listing = method_listing(r->bytes, "golden") + method_listing(r->bytes, "golden$duplex");
+  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline.txt";
+  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << listing;
+  std::ifstream in(file);
+  std::string expected((std::istreambuf_iterator<char>(in)), {});
+  CHECK(listing == expected);
+  // The method keeps only its checking code; the twin holds the copy.
+  bool outlined = false;
+  for (const MethodReport& m : r->methods) {
+    if (m.method == "golden([I)I") outlined = m.twin_code_size > 0;
+  }
+  CHECK(outlined);
+}
+
+TEST_CASE("caller-side call edges: a key per invoke, no site tables", "[rewriter]") {
+  auto r = rewrite(Mode::kFull, {"call-edge"});
+  std::vector<std::string> keys;
+  for (const SiteRecord& s : r.sites) {
+    if (s.method == "golden([I)I") keys.push_back(s.target);
+  }
+  // caller class, method, descriptor, original offset, line, declared callee
+  CHECK(keys == std::vector<std::string>{"Probe\tgolden\t([I)I\t14\t10\tProbe.scale(I)I"});
+  CHECK(r.site_tables.empty());
 }
 
 TEST_CASE("jsr/ret methods fall back to No-Duplication", "[rewriter]") {

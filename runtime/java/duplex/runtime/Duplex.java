@@ -66,6 +66,7 @@ public final class Duplex {
   static final KeyCounts FIELD_WRITES = new KeyCounts();
   static final KeyCounts EVENTS = new KeyCounts();
   static final CallEdges CALL_EDGES = new CallEdges();
+  static final CallSites CALL_SITES = new CallSites();
 
   static final long START_MILLIS = System.currentTimeMillis();
   static volatile long countsSinceMillis = START_MILLIS;
@@ -212,6 +213,45 @@ public final class Duplex {
     if (check()) callEdge(calleeKey);
   }
 
+  /**
+   * Counts one static or special call at the call site {@code siteKey} (caller-side call edges:
+   * see {@link CallSites} for the key). Rewritten code calls it just before the invoke.
+   */
+  public static void callSite(String siteKey) {
+    int[] g = Guard.enter();
+    if (g == null) return;
+    try {
+      CALL_SITES.record(siteKey);
+    } catch (RuntimeException e) {
+      recordFailed("callSite", e);
+    } finally {
+      g[0] = 0;
+    }
+  }
+
+  /** As {@link #callSite}, for a virtual or interface call on {@code receiver}. */
+  public static void callSiteVirtual(Object receiver, String siteKey) {
+    int[] g = Guard.enter();
+    if (g == null) return;
+    try {
+      CALL_SITES.recordVirtual(receiver, siteKey);
+    } catch (RuntimeException e) {
+      recordFailed("callSiteVirtual", e);
+    } finally {
+      g[0] = 0;
+    }
+  }
+
+  /** No-Duplication's fused form of {@link #callSite}. */
+  public static void sampledCallSite(String siteKey) {
+    if (check()) callSite(siteKey);
+  }
+
+  /** No-Duplication's fused form of {@link #callSiteVirtual}. */
+  public static void sampledCallSiteVirtual(Object receiver, String siteKey) {
+    if (check()) callSiteVirtual(receiver, siteKey);
+  }
+
   /** Counts one event under a free-form key ({@code kind:detail}). */
   public static void event(String key) { count(EVENTS, key); }
 
@@ -328,6 +368,7 @@ public final class Duplex {
     FIELD_WRITES.clear();
     EVENTS.clear();
     CALL_EDGES.clear();
+    CALL_SITES.clear();
     Sampler.clearCounts();
     countsSinceMillis = System.currentTimeMillis();
   }

@@ -124,7 +124,9 @@ final class ProfileWriter {
   }
 
   private static void callEdges(StringBuilder sb) {
+    // Stack-found edges (call-edge-stack) and caller-side ones (call-edge).
     List<Object[]> edges = Duplex.CALL_EDGES.snapshot();
+    edges.addAll(Duplex.CALL_SITES.snapshot());
     Collections.sort(edges, new Comparator<Object[]>() {
       @Override
       public int compare(Object[] a, Object[] b) {

@@ -1,0 +1,225 @@
+package duplex.runtime;
+
+import java.lang.reflect.Method;
+import java.lang.reflect.Modifier;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Caller-side call edges (the {@code call-edge} instrumentation): rewritten code calls {@link
+ * Duplex#callSite} or {@link Duplex#callSiteVirtual} just before an invoke, with a key made when
+ * the class was rewritten (docs/design/runtime-contract.md):
+ *
+ * <pre>caller-class TAB caller-method TAB caller-descriptor TAB offset TAB line TAB owner.name(desc)</pre>
+ *
+ * Nothing is looked up on the stack: counting is a hash lookup of the key (an interned constant,
+ * so its hash is cached and equality is identity) and an add. Virtual and interface calls also
+ * pass the receiver; its class decides the callee, which is resolved only when the profile is
+ * written.
+ */
+final class CallSites {
+  /** The counts of one call site. */
+  private static final class Site {
+    final String key;
+    final LongAdder direct = new LongAdder(); // static and special calls, and null receivers
+    // Receiver class -> count. The last class seen is kept in front, as an inline cache.
+    volatile Class<?> lastClass;
+    volatile LongAdder lastCount;
+    final ConcurrentHashMap<Class<?>, LongAdder> byClass =
+        new ConcurrentHashMap<Class<?>, LongAdder>(4);
+
+    Site(String key) { this.key = key; }
+
+    void countReceiver(Class<?> type) {
+      LongAdder n = lastCount;
+      if (lastClass == type && n != null) {
+        n.increment();
+        return;
+      }
+      n = byClass.get(type);
+      if (n == null) {
+        LongAdder fresh = new LongAdder();
+        n = byClass.putIfAbsent(type, fresh);
+        if (n == null) n = fresh;
+      }
+      n.increment();
+      lastCount = null; // readers never see a class paired with another class's counter
+      lastClass = type;
+      lastCount = n;
+    }
+  }
+
+  private final ConcurrentHashMap<String, Site> sites = new ConcurrentHashMap<String, Site>();
+
+  private Site site(String key) {
+    Site s = sites.get(key);
+    if (s != null) return s;
+    Site fresh = new Site(key);
+    s = sites.putIfAbsent(key, fresh);
+    return s != null ? s : fresh;
+  }
+
+  void record(String key) { site(key).direct.increment(); }
+
+  void recordVirtual(Object receiver, String key) {
+    Site s = site(key);
+    if (receiver == null) {
+      s.direct.increment(); // the invoke throws NullPointerException; the call was attempted
+    } else {
+      s.countReceiver(receiver.getClass());
+    }
+  }
+
+  void clear() { sites.clear(); }
+
+  /** [CallEdges.Edge, Long count] pairs, the callee of each virtual call resolved. */
+  List<Object[]> snapshot() {
+    List<Object[]> out = new ArrayList<Object[]>();
+    Map<String, String> resolved = new HashMap<String, String>();
+    for (Site s : sites.values()) {
+      String[] f = split(s.key);
+      if (f == null) {
+        Log.error("malformed call-site key ignored: " + s.key);
+        continue;
+      }
+      long direct = s.direct.sum();
+      if (direct != 0) out.add(new Object[] {edge(f, f[5]), direct});
+      for (Map.Entry<Class<?>, LongAdder> e : s.byClass.entrySet()) {
+        long n = e.getValue().sum();
+        if (n == 0) continue;
+        String callee = resolve(e.getKey(), f[5], resolved);
+        out.add(new Object[] {edge(f, callee), n});
+      }
+    }
+    return merge(out);
+  }
+
+  private static CallEdges.Edge edge(String[] f, String callee) {
+    return new CallEdges.Edge(f[0], f[1], f[2], parseInt(f[3]), parseInt(f[4]), callee);
+  }
+
+  /** Receiver classes that resolve to the same callee are one edge. */
+  private static List<Object[]> merge(List<Object[]> pairs) {
+    Map<CallEdges.Edge, Long> sums = new HashMap<CallEdges.Edge, Long>();
+    for (Object[] p : pairs) {
+      CallEdges.Edge e = (CallEdges.Edge) p[0];
+      Long old = sums.get(e);
+      sums.put(e, (old == null ? 0L : old) + (Long) p[1]);
+    }
+    List<Object[]> out = new ArrayList<Object[]>();
+    for (Map.Entry<CallEdges.Edge, Long> e : sums.entrySet()) {
+      out.add(new Object[] {e.getKey(), e.getValue()});
+    }
+    return out;
+  }
+
+  private static String[] split(String key) {
+    String[] f = new String[6];
+    int from = 0;
+    for (int i = 0; i < 5; i++) {
+      int tab = key.indexOf('\t', from);
+      if (tab < 0) return null;
+      f[i] = key.substring(from, tab);
+      from = tab + 1;
+    }
+    f[5] = key.substring(from);
+    return f;
+  }
+
+  private static int parseInt(String s) {
+    try {
+      return Integer.parseInt(s);
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  // ---- callee resolution ------------------------------------------------------------------
+
+  /**
+   * The method a virtual call on a {@code receiver} runs, as "owner.name(desc)": the first
+   * concrete declaration up the superclass chain, else a default method of an interface, else
+   * the declared target. Lambda and other hidden classes are named without their per-run suffix
+   * ({@code Foo$$Lambda}), so that profiles of different runs compare.
+   */
+  private static String resolve(Class<?> receiver, String declared, Map<String, String> cache) {
+    String cacheKey = receiver.getName() + " " + declared;
+    String hit = cache.get(cacheKey);
+    if (hit != null) return hit;
+    String result = declared;
+    int dot = declared.lastIndexOf('.', declared.indexOf('('));
+    int paren = declared.indexOf('(');
+    if (dot > 0 && paren > dot) {
+      String name = declared.substring(dot + 1, paren);
+      String desc = declared.substring(paren);
+      Class<?> owner = implementor(receiver, name, desc);
+      if (owner != null) result = stableName(owner) + "." + name + desc;
+    }
+    cache.put(cacheKey, result);
+    return result;
+  }
+
+  private static Class<?> implementor(Class<?> receiver, String name, String desc) {
+    try {
+      for (Class<?> c = receiver; c != null; c = c.getSuperclass()) {
+        if (declaresConcrete(c, name, desc)) return c;
+      }
+      ArrayDeque<Class<?>> todo = new ArrayDeque<Class<?>>();
+      for (Class<?> c = receiver; c != null; c = c.getSuperclass()) {
+        for (Class<?> i : c.getInterfaces()) todo.add(i);
+      }
+      while (!todo.isEmpty()) {
+        Class<?> i = todo.poll();
+        if (declaresConcrete(i, name, desc)) return i;
+        for (Class<?> j : i.getInterfaces()) todo.add(j);
+      }
+    } catch (Throwable t) { // a class whose methods cannot be listed (missing types)
+      Log.debug("cannot resolve " + name + desc + " on " + receiver.getName() + ": " + t);
+    }
+    return null;
+  }
+
+  private static boolean declaresConcrete(Class<?> c, String name, String desc) {
+    for (Method m : c.getDeclaredMethods()) {
+      if (!m.getName().equals(name) || Modifier.isAbstract(m.getModifiers())) continue;
+      if (Modifier.isStatic(m.getModifiers())) continue;
+      if (descriptor(m).equals(desc)) return true;
+    }
+    return false;
+  }
+
+  static String descriptor(Method m) {
+    StringBuilder sb = new StringBuilder("(");
+    for (Class<?> p : m.getParameterTypes()) sb.append(typeDescriptor(p));
+    return sb.append(')').append(typeDescriptor(m.getReturnType())).toString();
+  }
+
+  private static String typeDescriptor(Class<?> c) {
+    if (c.isArray()) return c.getName().replace('.', '/');
+    if (!c.isPrimitive()) return "L" + c.getName().replace('.', '/') + ";";
+    if (c == int.class) return "I";
+    if (c == long.class) return "J";
+    if (c == boolean.class) return "Z";
+    if (c == byte.class) return "B";
+    if (c == char.class) return "C";
+    if (c == short.class) return "S";
+    if (c == float.class) return "F";
+    if (c == double.class) return "D";
+    return "V";
+  }
+
+  /** Internal name; a hidden class (name/0x...) or numbered lambda class loses its run suffix. */
+  static String stableName(Class<?> c) {
+    String n = c.getName();
+    int slash = n.indexOf('/');
+    if (slash >= 0) n = n.substring(0, slash);
+    int lambda = n.indexOf("$$Lambda$");
+    if (lambda >= 0) n = n.substring(0, lambda + "$$Lambda".length());
+    return n.replace('.', '/');
+  }
+}
