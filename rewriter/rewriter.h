@@ -55,8 +55,8 @@ struct RewriteOptions {
   // Full-, Partial-Duplication and Checks-only put the duplicated code in a synthetic twin
   // method (`<name>$duplex`) where they can, so the method itself keeps only the checking
   // code (rewriter/outline_layout.h). Adds methods: not for classes that may later be
-  // retransformed back to their original bytes.
-  bool outline = false;
+  // retransformed back to their original bytes (the agent turns it off).
+  bool outline = true;
   // The check as a call of `Duplex.check()Z` (6 bytes) or inline: decrement the public
   // counter and call `fire()Z` only when it reaches zero (18 bytes; no call in the
   // interpreter, where short runs spend much of their time).

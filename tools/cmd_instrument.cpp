@@ -28,7 +28,7 @@ const char* const kInstrumentHelp =
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
     "  --layout L            where duplicated code goes: inline (in the method, as in the\n"
     "                        paper) or outline (in a synthetic twin method `NAME$duplex`,\n"
-    "                        so the method keeps only its checking code); default inline\n"
+    "                        so the method keeps only its checking code); default outline\n"
     "  --check C             the check: call (invokestatic Duplex.check) or inline\n"
     "                        (decrement the counter in place); default call\n"
     "  --quiet               no progress bar and no summary\n"

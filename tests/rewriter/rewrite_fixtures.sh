@@ -3,8 +3,8 @@
 # HotSpot verifier and that the fixtures print exactly what the originals print, at sampling
 # intervals 1 (every check samples), 1000 and 0 (sampling off).
 #
-#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[:outline][:inline]...]
-# (MODE:outline rewrites with --layout outline, MODE:inline with --check inline.)
+#   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[,OPTION...]...]
+# (e.g. "full,--layout,inline": extra `duplex instrument` options after the mode, comma-separated.)
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
@@ -20,9 +20,8 @@ java $flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$tmp/original.t
 failed=0
 for mode in $modes; do
   out="$tmp/$mode"
-  set -- --mode "${mode%%:*}"
-  case $mode in *:outline*) set -- "$@" --layout outline ;; esac
-  case $mode in *:*inline*) set -- "$@" --check inline ;; esac
+  # shellcheck disable=SC2046
+  set -- --mode $(echo "$mode" | tr ',' ' ')
   "$duplex" instrument "$fixtures" -o "$out" "$@" --quiet
   if ! "$verify" --harness "$harness" --cp "$runtime" "$out" >"$tmp/verify.txt" 2>&1; then
     echo "FAIL $mode: rewritten fixtures do not verify:"; cat "$tmp/verify.txt"; failed=1; continue
@@ -37,7 +36,7 @@ for mode in $modes; do
     fi
   done
   # Sampling at interval 1 must have recorded events (except in checks-only mode).
-  kind=${mode%%:*}
+  kind=${mode%%,*}
   if [ "$kind" != checks ] && ! grep -q '<field ' "$tmp/$mode-1.xml"; then
     echo "FAIL $mode: the interval-1 profile holds no field accesses"; failed=1
   fi
@@ -53,7 +52,7 @@ counts() { grep -E '<(edge|field|event) ' "$1" | sed 's/^ *//' | sort; }
 if [ -f "$tmp/exhaustive-1.xml" ]; then
   counts "$tmp/exhaustive-1.xml" >"$tmp/exhaustive.counts"
   for mode in $modes; do
-    case $mode in exhaustive | checks | checks:*) continue ;; esac
+    case $mode in exhaustive | checks | checks,*) continue ;; esac
     counts "$tmp/$mode-1.xml" >"$tmp/$mode.counts"
     if diff -u "$tmp/exhaustive.counts" "$tmp/$mode.counts" >"$tmp/diff.txt"; then
       echo "ok $mode: interval-1 profile equals the exhaustive one ($(wc -l <"$tmp/$mode.counts") keys)"
