@@ -66,6 +66,7 @@ public final class RuntimeTest {
       test("periodic dump", RuntimeTest::periodicDump);
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
       test("call edge: site tables map the bci", RuntimeTest::callEdgeSiteTables);
+      test("call edge: outlined callers and callees", Outlined::check);
       test("child: striped counters",
           () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
       test("child: timer trigger",
