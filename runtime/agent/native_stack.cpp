@@ -216,9 +216,14 @@ jobject site_at(JNIEnv* jni, MethodInfo* info, jlocation bci) {
   return site;
 }
 
+// How many frames this thread's last calls needed (see native_caller_site).
+constexpr jint kMinDepth = 4;
+thread_local jint t_depth = kMinDepth;
+thread_local uint32_t t_shallower = 0;  // consecutive calls that needed fewer than t_depth
+
 // The caller in the top `depth` frames; sets `more` when the stack is deeper and the caller
-// was not among them.
-jobject find_caller(JNIEnv* jni, jint depth, bool& more) {
+// was not among them, `needed` to the caller's depth + 1 when found.
+jobject find_caller(JNIEnv* jni, jint depth, bool& more, jint& needed) {
   jvmtiFrameInfo frames[64];
   jint count = 0;
   more = false;
@@ -238,6 +243,7 @@ jobject find_caller(JNIEnv* jni, jint depth, bool& more) {
       --skip;
       continue;
     }
+    needed = i + 1;
     return site_at(jni, info, frames[i].location);
   }
   more = count == depth;
@@ -247,12 +253,25 @@ jobject find_caller(JNIEnv* jni, jint depth, bool& more) {
 jobject JNICALL native_caller_site(JNIEnv* jni, jclass) {
   try {
     // Usually the caller is the 4th frame: this native, Duplex.callEdge, the callee, the
-    // caller; the 5th under Duplex.sampledCallEdge or an outlined callee (its checking twin).
-    // Hidden frames may push it further down. GetStackTrace walks every frame it is asked
-    // for (about 100 ns each), so the first try is as short as the common cases allow.
+    // caller; the 5th under Duplex.sampledCallEdge or an outlined callee (its checking twin),
+    // and hidden frames may push it further down. GetStackTrace walks every frame it is asked
+    // for (about 100 ns each), so the first try asks for as many as this thread needed
+    // lately: a deeper need raises the guess at once, 64 shallower calls in a row lower it.
     bool more = false;
-    jobject site = find_caller(jni, 5, more);
-    if (!site && more) site = find_caller(jni, 64, more);
+    jint needed = 0;
+    jobject site = find_caller(jni, t_depth, more, needed);
+    if (!site && more) site = find_caller(jni, 64, more, needed);
+    if (site) {
+      if (needed > t_depth) {
+        t_depth = needed;
+        t_shallower = 0;
+      } else if (needed < t_depth && ++t_shallower >= 64) {
+        t_depth = std::max(needed, kMinDepth);
+        t_shallower = 0;
+      } else if (needed == t_depth) {
+        t_shallower = 0;
+      }
+    }
     return site;
   } catch (...) {
     return nullptr;
