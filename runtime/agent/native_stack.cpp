@@ -67,7 +67,10 @@ void deallocate(jvmtiEnv* jvmti, T* p) {
 
 // Frames java.lang.StackWalker hides by default, so that both paths find the same caller:
 // hidden classes (lambda proxies, LambdaForms; JVMTI signature "La/b/C.suffix;"), the
-// method-handle machinery, and reflection (Method.invoke, Constructor.newInstance, accessors).
+// method-handle machinery, and reflection: every frame of java.lang.reflect.Method and
+// Constructor (StackWalker's isReflectionFrame; on JDK 17 Constructor.newInstance calls
+// newInstanceWithCaller, which must be hidden too) and the accessors; and the @Hidden
+// AccessController.executePrivileged of JDK 17 (JVMTI cannot see the annotation).
 bool is_hidden_frame(const char* sig, const char* method) {
   std::string_view s(sig);
   size_t slash = s.rfind('/');
@@ -77,9 +80,9 @@ bool is_hidden_frame(const char* sig, const char* method) {
   if (s.rfind("Ljava/lang/invoke/", 0) == 0 || s.rfind("Ljdk/internal/reflect/", 0) == 0) {
     return true;
   }
-  std::string_view m(method);
-  return (s == "Ljava/lang/reflect/Method;" && m == "invoke") ||
-         (s == "Ljava/lang/reflect/Constructor;" && m == "newInstance");
+  return s == "Ljava/lang/reflect/Method;" || s == "Ljava/lang/reflect/Constructor;" ||
+         (s == "Ljava/security/AccessController;" &&
+          std::string_view(method) == "executePrivileged");
 }
 
 MethodInfo* describe(JNIEnv* jni, jmethodID method) {

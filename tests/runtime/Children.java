@@ -47,6 +47,7 @@ final class Children {
           Duplex.reset();
           RuntimeTest.callEdgeSiteTables();
           Outlined.check();
+          RuntimeTest.callEdgeHiddenFrames();
           System.out.println("edges ok");
           break;
         case "touch":

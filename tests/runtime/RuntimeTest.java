@@ -67,6 +67,7 @@ public final class RuntimeTest {
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
       test("call edge: site tables map the bci", RuntimeTest::callEdgeSiteTables);
       test("call edge: outlined callers and callees", Outlined::check);
+      test("call edge: hidden frames are skipped", RuntimeTest::callEdgeHiddenFrames);
       test("child: striped counters",
           () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
       test("child: timer trigger",
@@ -493,6 +494,22 @@ public final class RuntimeTest {
         "caller descriptor B");
     expectEq(Integer.toString(CallSites.lastCallerLine), e.getAttribute("line"), "line B");
     expectEq("3", e.getAttribute("count"), "count B");
+  }
+
+  /** Reflection and @Hidden frames between callee and caller are not callers (StackWalker's view). */
+  static void callEdgeHiddenFrames() throws Exception {
+    Duplex.reset();
+    CallSites.viaReflection();
+    Element e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("duplextest/CallSites", e.getAttribute("caller-class"), "reflection: caller class");
+    expectEq("viaReflection", e.getAttribute("caller-method"), "reflection: caller method");
+    expectEq(CallSites.Reflected.KEY, e.getAttribute("callee"), "reflection: callee");
+    Duplex.reset();
+    CallSites.viaPrivileged();
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("java/security/AccessController", e.getAttribute("caller-class"),
+        "doPrivileged: caller class");
+    expectEq("doPrivileged", e.getAttribute("caller-method"), "doPrivileged: caller method");
   }
 
   static void callEdgeSiteTables() throws Exception {
