@@ -11,7 +11,8 @@
 #   git worktree add /tmp/duplex-old COMMIT && cd /tmp/duplex-old &&
 #   meson setup build && ninja -C build runtime/agent/libduplexagent.so
 # (the agent embeds its runtime jar, so the .so alone is the whole old runtime).
-# Prints one line per run and a table of medians (ns per recorded edge, lower is better).
+# Prints one line per run and a table of the best and median (ns per recorded edge, lower is
+# better).
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 build=$here/../../build old="" calls=300000 runs=3
@@ -56,9 +57,10 @@ for run in $(seq "$runs"); do
     done
 done
 echo
-echo "median ns per recorded edge ($runs runs of $calls calls)"
+echo "ns per recorded edge, best / median of $runs runs of $calls calls (each run: best of 5"
+echo "rounds; on a shared machine the best is the better estimate: interference only adds)"
 printf '%-10s %-12s' scenario path
-for which in $agents; do printf ' %10s' "$which"; done
+for which in $agents; do printf ' %17s' "$which"; done
 echo
 for scenario in direct sites rewritten; do
     for path in JVMTI StackWalker; do
@@ -66,8 +68,8 @@ for scenario in direct sites rewritten; do
         for which in $agents; do
             m=$(awk -v s="$scenario" -v p="$path" -v w="$which" \
                 '$1 == s && $2 == p && $3 == w { print $4 }' "$results" | sort -n |
-                awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
-            printf ' %10s' "$m"
+                awk '{ v[NR] = $1 } END { m = (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2; printf "%.0f / %.0f", v[1], m }')
+            printf ' %17s' "$m"
         done
         echo
     done
