@@ -38,8 +38,8 @@ struct MethodInfo {
 
 std::shared_mutex g_cache_mu;
 std::unordered_map<jmethodID, MethodInfo*> g_cache;  // entries are never freed
-jclass g_finder_class = nullptr;  // CallerFinder (global ref)
-jmethodID g_site_mid = nullptr;   // static CallerSite site(Class, String, String, String, int, int)
+jclass g_finder_class = nullptr;                     // CallerFinder (global ref)
+jmethodID g_site_mid = nullptr;  // static CallerSite site(Class, String, String, String, int, int)
 
 // Per-thread direct-mapped caches; entries point at MethodInfos, which are never freed.
 constexpr size_t kCacheSlots = 256;
@@ -198,8 +198,8 @@ jobject site_at(JNIEnv* jni, MethodInfo* info, jlocation bci) {
     if (!type) return nullptr;  // unloaded meanwhile
     jint line = bci >= 0 ? line_at(*info, bci) : -1;
     site = jni->CallStaticObjectMethod(g_finder_class, g_site_mid, type, info->class_name,
-                                       info->method_name, info->descriptor,
-                                       static_cast<jint>(bci), line);
+                                       info->method_name, info->descriptor, static_cast<jint>(bci),
+                                       line);
     jni->DeleteLocalRef(type);
     if (jni->ExceptionCheck()) {
       jni->ExceptionClear();
@@ -298,8 +298,7 @@ bool register_native_stack(JNIEnv* jni) {
   g_finder_class = static_cast<jclass>(jni->NewGlobalRef(finder));
   g_site_mid = site;
   JNINativeMethod natives[] = {
-      {const_cast<char*>("callerSite0"),
-       const_cast<char*>("()Lduplex/runtime/CallerSite;"),
+      {const_cast<char*>("callerSite0"), const_cast<char*>("()Lduplex/runtime/CallerSite;"),
        reinterpret_cast<void*>(native_caller_site)},
   };
   if (jni->RegisterNatives(duplex, natives, 1) != JNI_OK) {

@@ -61,6 +61,13 @@ final class CallSites {
     static void caller() { CallSites.callee(); }
   }
 
+  /** Called from several threads while its class's table is registered again and again. */
+  static final class Concurrent {
+    private Concurrent() {}
+
+    static void caller() { CallSites.callee(); }
+  }
+
   /** A callee reached through reflection: Constructor.newInstance and its helpers are hidden. */
   static final class Reflected {
     static final String KEY = "duplextest/CallSites$Reflected.<init>()V";

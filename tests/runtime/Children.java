@@ -48,6 +48,7 @@ final class Children {
           RuntimeTest.callEdgeSiteTables();
           Outlined.check();
           RuntimeTest.callEdgeHiddenFrames();
+          RuntimeTest.callEdgeConcurrent();
           System.out.println("edges ok");
           break;
         case "touch":

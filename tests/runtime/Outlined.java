@@ -86,7 +86,8 @@ final class Outlined {
   private static Element edge(List<Element> edges, String method, String callee) {
     Element found = null;
     for (Element e : edges) {
-      if (e.getAttribute("caller-method").equals(method) && e.getAttribute("callee").equals(callee)) {
+      if (e.getAttribute("caller-method").equals(method)
+          && e.getAttribute("callee").equals(callee)) {
         expectEq(null, found, "second edge " + method + " -> " + callee);
         found = e;
       }

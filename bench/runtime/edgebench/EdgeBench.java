@@ -6,8 +6,8 @@ import duplex.runtime.Duplex;
  * The cost of one recorded call edge, run by bench/runtime/edge_bench.sh under the duplex agent
  * (old and new builds, nativeStack=true and false).
  *
- * <pre>java -agentpath:libduplexagent.so=include=edgebench.Rewritten,mode=exhaustive,profile=call-edge
- *     -cp CLASSES edgebench.EdgeBench SCENARIO CALLS</pre>
+ * <pre>java -agentpath:libduplexagent.so=include=edgebench.Rewritten,mode=exhaustive,\
+ *     profile=call-edge -cp CLASSES edgebench.EdgeBench SCENARIO CALLS</pre>
  *
  * Scenarios:
  * <ul>
