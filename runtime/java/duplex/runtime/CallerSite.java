@@ -187,6 +187,7 @@ final class CallerSite {
     String key = className + ' ' + method + ' ' + line;
     CallerSite s = BY_NAME.get(key);
     if (s == null) {
+      SiteTables.noteCallerName(className);
       CallerSite fresh = new CallerSite(null, className, method, "", -1, line);
       s = BY_NAME.putIfAbsent(key, fresh);
       if (s == null) s = fresh;

@@ -25,6 +25,10 @@ final class SiteTables {
     }
   };
 
+  /** Internal names of the classes that have caller sites (see registerByName). */
+  private static final ConcurrentHashMap<String, Boolean> CALLER_NAMES =
+      new ConcurrentHashMap<String, Boolean>();
+
   /** Tables registered by internal class name (older class files). */
   private static final ConcurrentHashMap<String, Table> BY_NAME =
       new ConcurrentHashMap<String, Table>();
@@ -49,7 +53,13 @@ final class SiteTables {
     CallerSite s = t.callers.find(method, descriptor, bci);
     if (s != null) return s;
     t.hasCallers = true; // before the site's mapping reads the table (see register)
+    noteCallerName(className);
     return t.callers.add(new CallerSite(type, className, method, descriptor, bci, line));
+  }
+
+  /** Called before a new caller site of the class is mapped (see registerByName). */
+  static void noteCallerName(String className) {
+    if (!CALLER_NAMES.containsKey(className)) CALLER_NAMES.put(className, Boolean.TRUE);
   }
 
   static void registerByName(String text) {
@@ -65,7 +75,7 @@ final class SiteTables {
       if (t == null) t = fresh;
     }
     t.add(text);
-    CallEdges.newEpoch(); // no Class to tell whether its caller sites exist: redo them all
+    if (CALLER_NAMES.containsKey(name)) CallEdges.newEpoch(); // as in register
   }
 
   /**
