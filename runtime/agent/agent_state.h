@@ -82,7 +82,7 @@ void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass class_being
                                 jint* new_class_data_len, unsigned char** new_class_data);
 void JNICALL on_class_prepare(jvmtiEnv* jvmti, JNIEnv* jni, jthread thread, jclass klass);
 
-// Registers CallerFinder.nativeCallerOfCallee (native_stack.cpp). False on failure.
+// Registers Duplex.callerSite0 (native_stack.cpp). False on failure.
 bool register_native_stack(JNIEnv* jni);
 
 // Clears a pending Java exception, logging it at debug level. True if there was one.

@@ -60,4 +60,41 @@ final class CallSites {
 
     static void caller() { CallSites.callee(); }
   }
+
+  /** Called from several threads while its class's table is registered again and again. */
+  static final class Concurrent {
+    private Concurrent() {}
+
+    static void caller() { CallSites.callee(); }
+  }
+
+  /** A callee reached through reflection: Constructor.newInstance and its helpers are hidden. */
+  static final class Reflected {
+    static final String KEY = "duplextest/CallSites$Reflected.<init>()V";
+
+    Reflected() { Duplex.callEdge(KEY); }
+  }
+
+  static void viaReflection() throws ReflectiveOperationException {
+    Reflected.class.getDeclaredConstructor().newInstance();
+  }
+
+  /**
+   * A callee called by AccessController.doPrivileged through its @Hidden executePrivileged
+   * (JDK 17): the caller is doPrivileged.
+   */
+  static final class Privileged implements java.security.PrivilegedAction<Object> {
+    static final String KEY = "duplextest/CallSites$Privileged.run()Ljava/lang/Object;";
+
+    @Override
+    public Object run() {
+      Duplex.callEdge(KEY);
+      return null;
+    }
+  }
+
+  @SuppressWarnings("removal")
+  static void viaPrivileged() {
+    java.security.AccessController.doPrivileged(new Privileged());
+  }
 }

@@ -42,6 +42,15 @@ final class Children {
         case "boot":
           boot();
           break;
+        case "edges": // the call-edge tests, run under the agent by tests/agent/edges.sh
+          RuntimeTest.callEdgeCaller();
+          Duplex.reset();
+          RuntimeTest.callEdgeSiteTables();
+          Outlined.check();
+          RuntimeTest.callEdgeHiddenFrames();
+          RuntimeTest.callEdgeConcurrent();
+          System.out.println("edges ok");
+          break;
         case "touch":
           Duplex.check();
           System.out.println("touched");

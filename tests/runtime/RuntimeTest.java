@@ -66,6 +66,9 @@ public final class RuntimeTest {
       test("periodic dump", RuntimeTest::periodicDump);
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
       test("call edge: site tables map the bci", RuntimeTest::callEdgeSiteTables);
+      test("call edge: outlined callers and callees", Outlined::check);
+      test("call edge: hidden frames are skipped", RuntimeTest::callEdgeHiddenFrames);
+      test("call edge: concurrent counting is exact", RuntimeTest::callEdgeConcurrent);
       test("child: striped counters",
           () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
       test("child: timer trigger",
@@ -492,6 +495,63 @@ public final class RuntimeTest {
         "caller descriptor B");
     expectEq(Integer.toString(CallSites.lastCallerLine), e.getAttribute("line"), "line B");
     expectEq("3", e.getAttribute("count"), "count B");
+  }
+
+  /** Reflection and @Hidden frames between callee and caller are skipped (as StackWalker does). */
+  static void callEdgeHiddenFrames() throws Exception {
+    Duplex.reset();
+    CallSites.viaReflection();
+    Element e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("duplextest/CallSites", e.getAttribute("caller-class"), "reflection: caller class");
+    expectEq("viaReflection", e.getAttribute("caller-method"), "reflection: caller method");
+    expectEq(CallSites.Reflected.KEY, e.getAttribute("callee"), "reflection: callee");
+    Duplex.reset();
+    CallSites.viaPrivileged();
+    e = onlyEdge(parse(Duplex.profileXml()));
+    expectEq("java/security/AccessController", e.getAttribute("caller-class"),
+        "doPrivileged: caller class");
+    expectEq("doPrivileged", e.getAttribute("caller-method"), "doPrivileged: caller method");
+  }
+
+  /**
+   * Threads counting one edge while another registers tables for the caller's class (each one
+   * makes every cached caller-site mapping be redone) and others count other edges: exact.
+   */
+  static void callEdgeConcurrent() throws Exception {
+    Duplex.reset();
+    int threads = 4;
+    int perThread = 20000;
+    AtomicBoolean done = new AtomicBoolean();
+    Thread registrar = new Thread(() -> {
+      for (int i = 0; !done.get(); i++) {
+        Duplex.register(CallSites.Concurrent.class, "duplex-sites 1\nclass "
+            + "duplextest/CallSites$Concurrent\nmethod other" + i + "()V\ncall 1 2 3\n");
+        Thread.yield();
+      }
+    });
+    registrar.start();
+    List<Thread> list = new ArrayList<>();
+    for (int t = 0; t < threads; t++) {
+      Thread th = new Thread(() -> {
+        for (int i = 0; i < perThread; i++) {
+          CallSites.Concurrent.caller();
+          if (i % 100 == 0) CallSites.callerB("x", i);
+        }
+      });
+      list.add(th);
+      th.start();
+    }
+    for (Thread th : list) th.join();
+    done.set(true);
+    registrar.join();
+    List<Element> edges = elements(parse(Duplex.profileXml()), "edge");
+    expectEq(2, edges.size(), "edge rows");
+    expectEq("duplextest/CallSites$Concurrent", edges.get(0).getAttribute("caller-class"),
+        "most frequent edge");
+    expectEq(Integer.toString(threads * perThread), edges.get(0).getAttribute("count"),
+        "concurrent edge count");
+    expectEq(Integer.toString(threads * perThread / 100), edges.get(1).getAttribute("count"),
+        "callerB count");
   }
 
   static void callEdgeSiteTables() throws Exception {

@@ -8,8 +8,9 @@ import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Call-edge counts. An edge is (caller class, caller method, caller descriptor, original call-site
- * offset, line, callee key). Recording happens only in sampled code and already pays for a stack
- * walk, so a ConcurrentHashMap of exact LongAdder counters is cheap enough.
+ * offset, line, callee key), counted in exact LongAdders. The hot path does not build an Edge:
+ * the caller's {@link CallerSite} caches the counter of each callee (see CallerSite); the map
+ * below is only reached the first time a site sees a callee, and after a new epoch.
  */
 final class CallEdges {
   static final class Edge implements Comparable<Edge> {
@@ -63,43 +64,47 @@ final class CallEdges {
     }
   }
 
-  private final ConcurrentHashMap<Edge, LongAdder> counts =
+  /** The counters, by edge; replaced (not cleared) by {@link #clear}. */
+  private static volatile ConcurrentHashMap<Edge, LongAdder> counts =
       new ConcurrentHashMap<Edge, LongAdder>();
 
-  /** Records one call of {@code callee} from the caller of the current callee frame. */
-  void record(String callee) {
-    CallerFinder.Frame f = CallerFinder.callerOfCallee();
-    if (f == null) {
-      Log.debug("call edge to " + callee + " has no caller frame; dropped");
-      return;
+  /**
+   * Moves whenever a cached {@link CallerSite} mapping may be stale: a site table registered for
+   * a class that already has caller sites, or {@link #clear}.
+   */
+  private static volatile int epoch;
+
+  static int epoch() { return epoch; }
+
+  static void newEpoch() {
+    synchronized (CallEdges.class) {
+      epoch++;
     }
-    int offset = f.bci;
-    int line = f.line;
-    if (f.bci >= 0) {
-      SiteTables.Site site = SiteTables.lookup(f.type, f.className, f.method + f.descriptor, f.bci);
-      if (site == SiteTables.UNKNOWN) {
-        Log.debug("bci " + f.bci + " of " + f.className + "." + f.method + f.descriptor
-            + " is not in its site table");
-        offset = -1;
-      } else if (site != null) {
-        offset = site.offset;
-        if (site.line >= 0) line = site.line;
-      }
-    }
-    add(new Edge(f.className, f.method, f.descriptor, offset, line, callee));
   }
 
-  void add(Edge e) {
-    LongAdder a = counts.get(e);
+  /** The counter of edge {@code e} (the slow path of {@link CallerSite#count}). */
+  static LongAdder counter(Edge e) {
+    ConcurrentHashMap<Edge, LongAdder> map = counts;
+    LongAdder a = map.get(e);
     if (a == null) {
       LongAdder fresh = new LongAdder();
-      a = counts.putIfAbsent(e, fresh);
+      a = map.putIfAbsent(e, fresh);
       if (a == null) a = fresh;
     }
-    a.increment();
+    return a;
   }
 
-  void clear() { counts.clear(); }
+  /**
+   * Drops every count. Cached caller sites notice the new epoch and fetch fresh counters; an
+   * increment racing with the reset may land in the old counters (lost, as a count racing with
+   * a reset would be anyway).
+   */
+  void clear() {
+    synchronized (CallEdges.class) {
+      counts = new ConcurrentHashMap<Edge, LongAdder>();
+      epoch++;
+    }
+  }
 
   /** (edge, count) pairs with a non-zero count; not atomic with respect to concurrent counting. */
   List<Object[]> snapshot() {

@@ -9,34 +9,26 @@ import java.util.stream.Stream;
 
 /**
  * Finds the frame that called the method which called {@link Duplex#callEdge}: the caller of a
- * call edge.
+ * call edge, as its canonical {@link CallerSite}.
  *
  * <p>The jar is compiled for Java 8 but java.lang.StackWalker is Java 9+, so it is reached through
  * method handles looked up once (static finals, so the JIT can inline them). On Java 9+ the frame
- * has the class, method name, bci and line; the descriptor needs Java 10+ (empty on Java 9). On
- * Java 8 the fallback is a Throwable stack trace: no bci (reported as -1) and no descriptor.
+ * has the class, method name and bci; the descriptor needs Java 10+ (empty on Java 9). Those are
+ * the key of the caller site, found without allocating; the frame's line (costly: it builds a
+ * StackTraceElement) is only asked for when the site is new. On Java 8 the fallback is a
+ * Throwable stack trace: no bci (reported as -1) and no descriptor. Under the duplex agent
+ * (nativeStack, the default) the agent finds the site with JVMTI GetStackTrace instead.
+ *
+ * <p>Frames skipped (docs/design/runtime-contract.md): the runtime's own, then the callee (the
+ * first other frame), and, if the callee is an outlined method (name ending in {@code $duplex}),
+ * the frame below it too: its checking twin, the original method that called it.
  */
 final class CallerFinder {
-  /** What is known about the caller frame. */
-  static final class Frame {
-    final Class<?> type; // null on the Java 8 fallback
-    final String className; // internal form, a/b/C
-    final String method;
-    final String descriptor; // "" when the JVM cannot tell
-    final int bci; // -1 when the JVM cannot tell
-    final int line; // -1 when unknown
-
-    Frame(Class<?> type, String className, String method, String descriptor, int bci, int line) {
-      this.type = type;
-      this.className = className;
-      this.method = method;
-      this.descriptor = descriptor;
-      this.bci = bci;
-      this.line = line;
-    }
-  }
+  /** The suffix of an outlined method's name (the rewriter's duplicated code moved out). */
+  static final String OUTLINED_SUFFIX = "$duplex";
 
   private static final String PACKAGE = "duplex.runtime";
+  private static final String PACKAGE_PREFIX = PACKAGE + ".";
   private static final ClassLoader OWN_LOADER = CallerFinder.class.getClassLoader();
 
   private static final Object WALKER;
@@ -98,20 +90,26 @@ final class CallerFinder {
   }
 
   /**
-   * Set by the duplex agent (option nativeStack, on by default) after it registered
-   * {@link #nativeCallerOfCallee}: the caller then comes from JVMTI GetStackTrace.
+   * Set by the duplex agent (option nativeStack, on by default) after it registered the native
+   * Duplex.callerSite0, which Duplex.callEdge then calls instead of {@link #callerSite}: the
+   * same frames skipped, the same site, found with JVMTI GetStackTrace.
    */
   static volatile boolean nativeStack;
 
-  /** The agent's version of callerOfCallee (same frames skipped, same result). */
-  private static native Frame nativeCallerOfCallee();
+  /**
+   * Called by the agent for a caller frame it has no site for yet: the canonical site (the
+   * agent keeps a weak reference to it).
+   */
+  static CallerSite site(
+      Class<?> type, String className, String method, String descriptor, int bci, int line) {
+    return SiteTables.callerSite(type, className, method, descriptor, bci, line);
+  }
 
   /** The caller of the first non-runtime frame on this thread's stack, or null. */
-  static Frame callerOfCallee() {
-    if (nativeStack) return nativeCallerOfCallee();
+  static CallerSite callerSite() {
     if (WALKER == null) return fromStackTrace();
     try {
-      return (Frame) WALK.invoke(WALKER, PICK);
+      return (CallerSite) WALK.invoke(WALKER, PICK);
     } catch (Throwable t) {
       Log.debug("stack walk failed: " + t);
       return null;
@@ -123,18 +121,26 @@ final class CallerFinder {
     public Object apply(Object frames) {
       try {
         Iterator<?> it = ((Stream<?>) frames).iterator();
-        boolean calleeSeen = false;
+        int skip = -1; // frames still to skip after the callee; -1: callee not seen yet
         while (it.hasNext()) {
           Object f = it.next();
           Class<?> type = (Class<?>) GET_CLASS.invoke(f);
           if (isRuntime(type)) continue;
-          if (!calleeSeen) { // the method whose entry called callEdge
-            calleeSeen = true;
+          if (skip < 0) { // the method whose entry called callEdge
+            skip = ((String) GET_NAME.invoke(f)).endsWith(OUTLINED_SUFFIX) ? 1 : 0;
             continue;
           }
+          if (skip > 0) { // the outlined callee's checking twin
+            skip--;
+            continue;
+          }
+          String name = (String) GET_NAME.invoke(f);
           String desc = GET_DESCRIPTOR != null ? (String) GET_DESCRIPTOR.invoke(f) : "";
-          return new Frame(type, internalName(type.getName()), (String) GET_NAME.invoke(f), desc,
-              (int) GET_BCI.invoke(f), (int) GET_LINE.invoke(f));
+          int bci = (int) GET_BCI.invoke(f);
+          CallerSite s = SiteTables.callerSites(type).find(name, desc, bci);
+          if (s != null) return s;
+          return SiteTables.callerSite(type, internalName(type.getName()), name, desc, bci,
+              (int) GET_LINE.invoke(f));
         }
         return null;
       } catch (Throwable t) {
@@ -143,23 +149,30 @@ final class CallerFinder {
     }
   };
 
-  private static Frame fromStackTrace() {
+  private static CallerSite fromStackTrace() {
     StackTraceElement[] trace = new Throwable().getStackTrace();
-    boolean calleeSeen = false;
+    int skip = -1;
     for (StackTraceElement e : trace) {
       if (packageOf(e.getClassName()).equals(PACKAGE)) continue;
-      if (!calleeSeen) {
-        calleeSeen = true;
+      if (skip < 0) {
+        skip = e.getMethodName().endsWith(OUTLINED_SUFFIX) ? 1 : 0;
+        continue;
+      }
+      if (skip > 0) {
+        skip--;
         continue;
       }
       int line = e.getLineNumber() >= 0 ? e.getLineNumber() : -1;
-      return new Frame(null, internalName(e.getClassName()), e.getMethodName(), "", -1, line);
+      return CallerSite.withoutClass(internalName(e.getClassName()), e.getMethodName(), line);
     }
     return null;
   }
 
   private static boolean isRuntime(Class<?> type) {
-    return type.getClassLoader() == OWN_LOADER && packageOf(type.getName()).equals(PACKAGE);
+    if (type == CallerFinder.class || type == CallEdges.class || type == Duplex.class) return true;
+    if (type.getClassLoader() != OWN_LOADER) return false;
+    String name = type.getName();
+    return name.startsWith(PACKAGE_PREFIX) && name.indexOf('.', PACKAGE_PREFIX.length()) < 0;
   }
 
   private static String packageOf(String binaryName) {

@@ -180,7 +180,14 @@ public final class Duplex {
     int[] g = Guard.enter();
     if (g == null) return;
     try {
-      CALL_EDGES.record(calleeKey);
+      // The agent's stack walk is called from here, not deeper: every frame above the caller
+      // costs it about 100 ns (GetStackTrace walks them all).
+      CallerSite s = CallerFinder.nativeStack ? callerSite0() : CallerFinder.callerSite();
+      if (s != null) {
+        s.count(calleeKey);
+      } else {
+        Log.debug("call edge to " + calleeKey + " has no caller frame; dropped");
+      }
     } catch (RuntimeException e) {
       recordFailed("callEdge", e);
     } finally {
@@ -405,6 +412,12 @@ public final class Duplex {
 
   /** The agent's statistics for the profile's run element: attribute name, value, name, ... */
   static native String[] agentStats0();
+
+  /**
+   * The caller site of a call edge from JVMTI GetStackTrace (registered by the agent, with
+   * CallerFinder.nativeStack set, when its option nativeStack is on; see CallerFinder).
+   */
+  private static native CallerSite callerSite0();
 
   // ---------------------------------------------------------------------------------------------
   // Internals.

@@ -15,20 +15,6 @@ import java.util.concurrent.ConcurrentHashMap;
  * a table is parsed the first time a call edge needs it, and the result is cached.
  */
 final class SiteTables {
-  /** The result of a lookup: where the call was in the original code. */
-  static final class Site {
-    final int offset;
-    final int line;
-
-    Site(int offset, int line) {
-      this.offset = offset;
-      this.line = line;
-    }
-  }
-
-  /** A bci that is in the method's table but has no {@code call} line. */
-  static final Site UNKNOWN = new Site(-1, -1);
-
   private static final String HEADER = "duplex-sites 1";
 
   /** Tables registered with a Class (class files of version 49 and later). */
@@ -39,13 +25,42 @@ final class SiteTables {
     }
   };
 
+  /** Internal names of the classes that have caller sites (see registerByName). */
+  private static final ConcurrentHashMap<String, Boolean> CALLER_NAMES =
+      new ConcurrentHashMap<String, Boolean>();
+
   /** Tables registered by internal class name (older class files). */
   private static final ConcurrentHashMap<String, Table> BY_NAME =
       new ConcurrentHashMap<String, Table>();
 
   private SiteTables() {}
 
-  static void register(Class<?> owner, String text) { BY_CLASS.get(owner).add(text); }
+  static void register(Class<?> owner, String text) {
+    Table t = BY_CLASS.get(owner);
+    t.add(text);
+    // Usually registered in <clinit>, before any method of the class ran: no cached caller
+    // site can be stale then. Otherwise (a late registration) every cached mapping is redone.
+    if (t.hasCallers) CallEdges.newEpoch();
+  }
+
+  /** The caller sites of {@code type} (see CallerSite), cached with its site table. */
+  static CallerSite.Table callerSites(Class<?> type) { return BY_CLASS.get(type).callers; }
+
+  /** The canonical caller site for these values, added to its class's sites if new. */
+  static CallerSite callerSite(
+      Class<?> type, String className, String method, String descriptor, int bci, int line) {
+    Table t = BY_CLASS.get(type);
+    CallerSite s = t.callers.find(method, descriptor, bci);
+    if (s != null) return s;
+    t.hasCallers = true; // before the site's mapping reads the table (see register)
+    noteCallerName(className);
+    return t.callers.add(new CallerSite(type, className, method, descriptor, bci, line));
+  }
+
+  /** Called before a new caller site of the class is mapped (see registerByName). */
+  static void noteCallerName(String className) {
+    if (!CALLER_NAMES.containsKey(className)) CALLER_NAMES.put(className, Boolean.TRUE);
+  }
 
   static void registerByName(String text) {
     String name = className(text);
@@ -60,22 +75,29 @@ final class SiteTables {
       if (t == null) t = fresh;
     }
     t.add(text);
+    if (CALLER_NAMES.containsKey(name)) CallEdges.newEpoch(); // as in register
   }
 
   /**
-   * Maps a bci in {@code method} (name + descriptor; the descriptor may be empty when the JVM
-   * cannot tell it) of the given class. Returns null when the class or method has no table: the
-   * method was not rewritten and the bci is already an original offset.
+   * The call sites of {@code method} (name + descriptor; the descriptor may be empty when the JVM
+   * cannot tell it) of the given class. Null when the class or method has no table: the method
+   * was not rewritten and its bcis are already original offsets.
    */
-  static Site lookup(Class<?> owner, String internalName, String method, int bci) {
+  static MethodSites methodSites(Class<?> owner, String internalName, String method) {
     Table t = owner != null ? BY_CLASS.get(owner) : null;
     if (t == null || t.isEmpty()) t = BY_NAME.get(internalName);
     if (t == null || t.isEmpty()) return null;
-    return t.lookup(method, bci);
+    return t.methodSites(method);
   }
 
-  /** Every method's call sites, sorted by rewritten bci. */
-  private static final class MethodSites {
+  /**
+   * Every method's call sites, sorted by rewritten bci. An outlined method's line may name the
+   * method its edges are reported under: {@code method run$duplex(I)V as run()V}.
+   */
+  static final class MethodSites {
+    /** The original method of an outlined one ({@code as} on its method line), else null. */
+    String asMethod;
+    String asDescriptor;
     int[] bcis = new int[4];
     int[] offsets = new int[4];
     int[] lines = new int[4];
@@ -115,9 +137,10 @@ final class SiteTables {
       lines = l;
     }
 
-    Site find(int bci) {
+    /** The index of {@code bci} in offsets and lines, or -1 if it has no call line. */
+    int indexOf(int bci) {
       int i = Arrays.binarySearch(bcis, 0, n, bci);
-      return i >= 0 ? new Site(offsets[i], lines[i]) : UNKNOWN;
+      return i >= 0 ? i : -1;
     }
   }
 
@@ -125,6 +148,10 @@ final class SiteTables {
   private static final class Table {
     private final List<String> parts = new ArrayList<String>();
     private volatile Map<String, MethodSites> parsed;
+    /** The class's caller sites (only for tables kept by Class). */
+    final CallerSite.Table callers = new CallerSite.Table();
+    /** Set once a caller site of the class exists (see register). */
+    volatile boolean hasCallers;
 
     synchronized void add(String text) {
       parts.add(text);
@@ -133,14 +160,14 @@ final class SiteTables {
 
     synchronized boolean isEmpty() { return parts.isEmpty(); }
 
-    Site lookup(String method, int bci) {
+    MethodSites methodSites(String method) {
       Map<String, MethodSites> m = parsed;
       if (m == null) m = parse();
       MethodSites s = m.get(method);
       if (s == null && method.indexOf('(') < 0) {
-        s = byNameOnly(m, method); // no descriptor available (Java 9)
+        s = byNameOnly(m, method); // no descriptor available (Java 8 and 9)
       }
-      return s == null ? null : s.find(bci);
+      return s;
     }
 
     private static MethodSites byNameOnly(Map<String, MethodSites> m, String name) {
@@ -179,10 +206,25 @@ final class SiteTables {
         if (line.isEmpty() || line.startsWith("class ")) continue;
         if (line.startsWith("method ")) {
           String key = line.substring("method ".length());
+          String as = null;
+          int space = key.indexOf(" as ");
+          if (space >= 0) { // method <outlined name+desc> as <original name+desc>
+            as = key.substring(space + " as ".length()).trim();
+            key = key.substring(0, space);
+            if (as.indexOf('(') <= 0) {
+              Log.error("bad site table line ignored: " + line);
+              cur = null;
+              continue;
+            }
+          }
           cur = m.get(key);
           if (cur == null) {
             cur = new MethodSites();
             m.put(key, cur);
+          }
+          if (as != null) {
+            cur.asMethod = as.substring(0, as.indexOf('('));
+            cur.asDescriptor = as.substring(as.indexOf('('));
           }
         } else if (line.startsWith("call ") && cur != null) {
           String[] f = line.split(" ");
