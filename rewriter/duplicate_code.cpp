@@ -351,10 +351,23 @@ class Duplicator {
       int32_t block = layout.entries[e].block;
       LabelId into = block < 0 ? dup_entry_ : dup_start_[block];
       if (into == kNoLabel) into = check_start_[0];  // nothing sampled from here: the top
+      // A block entered by fall-through only has no frame of its own; the entry's frame (the
+      // state there, computed when planning) keeps the twin's parameters out of it.
+      if (!out_.labels[into].frame && !(block < 0 && into == check_start_[0]))
+        out_.labels[into].frame = layout.entries[e].frame;
       out_.insns.push_back(Insn::make_branch(op::kGoto, into));
     }
     place(top);
+    size_t before = out_.insns.size();
     emit_twin_prologue(layout, 0, out_.insns);
+    // From here on the state is the original method's entry state: say so, so that frames
+    // computed further on never carry the twin's parameter slots into a join with a path
+    // that went through one of the original frames. (A nop keeps that frame off the offset
+    // of `top`, whose frame is the twin's.)
+    if (!cfg_.blocks.empty() && !block_entry_frame(0)) {
+      if (out_.insns.size() == before) out_.insns.push_back(Insn::make(op::kNop));
+      out_.labels[check_start_[0]].frame = layout.entries[0].frame;
+    }
     return Ok{};
   }
 

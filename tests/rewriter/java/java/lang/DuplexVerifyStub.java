@@ -8,7 +8,17 @@ package java.lang;
 public final class DuplexVerifyStub {
   private DuplexVerifyStub() {}
 
+  public static int counter = Integer.MAX_VALUE;  // the inline check (--check inline)
+
   public static boolean check() { return false; }
+  public static boolean fire() {
+    counter = Integer.MAX_VALUE;
+    return false;
+  }
+  public static void callSite(String key) {}
+  public static void callSiteVirtual(Object receiver, String key) {}
+  public static void sampledCallSite(String key) {}
+  public static void sampledCallSiteVirtual(Object receiver, String key) {}
   public static void callEdge(String key) {}
   public static void fieldRead(String key) {}
   public static void fieldWrite(String key) {}
