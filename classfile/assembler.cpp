@@ -47,14 +47,6 @@ uint8_t opcode_of(const Insn& insn) {
   return static_cast<uint8_t>(insn.opcode);
 }
 
-// Only branches and switches use Insn::target; elsewhere it is ignored.
-bool uses_target(const Insn& insn) {
-  if (insn.is_label()) return false;
-  OperandShape shape = opcode_info(opcode_of(insn)).shape;
-  return shape == OperandShape::kBranch || shape == OperandShape::kBranchWide ||
-         shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch;
-}
-
 // The final tables, in offsets, gathered before anything is written.
 struct Tables {
   std::vector<ExceptionTableEntry> exceptions;
@@ -125,8 +117,10 @@ struct Scratch {
   std::vector<uint32_t> size;
   std::vector<uint8_t> widened;
   std::vector<uint32_t> short_branches;
+  std::vector<uint32_t> targeted;
   std::vector<uint8_t> need_frame;
   std::vector<OffsetFrame> frames;
+  std::vector<LabelId> missing;
   Tables tables;
 };
 
@@ -144,13 +138,13 @@ class Assembler {
  private:
   // Layout.
   Status layout();
-  Status size_all();
+  Status size_and_place();
+  Status place_label(const Insn& insn, size_t index, int64_t off);
   Result<uint32_t> base_size(const Insn& insn, size_t index);
   Result<uint32_t> local_size(const Insn& insn, size_t index);
   Result<uint32_t> switch_size(const Insn& insn, size_t index);
   Status fix_invokeinterface_count(Insn& insn, size_t index);
   Status check_label(LabelId id, const Insn& insn, size_t index);
-  Status check_labels_placed_once();
   void place();
   Status check_targets_placed() const;
   bool widen();
@@ -201,7 +195,8 @@ class Assembler {
   std::vector<int32_t> offset_;                       // by insn: bytecode offset, -1 for labels
   std::vector<int32_t> label_offset_;                 // by label
   std::vector<uint32_t>& short_branches_ = scratch_.short_branches;  // branches with s2 offsets
-  std::vector<uint8_t>& need_frame_ = scratch_.need_frame;           // by label
+  std::vector<uint32_t>& targeted_ = scratch_.targeted;     // branches and switches, by insn index
+  std::vector<uint8_t>& need_frame_ = scratch_.need_frame;  // by label
   int64_t length_ = 0;
   size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
   std::vector<std::string> notes_;
@@ -307,42 +302,57 @@ Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   return insn_error(insn, index, "opcode " + std::to_string(insn.opcode) + " cannot be assembled");
 }
 
-Status Assembler::size_all() {
+// Sizes every instruction and places it at the offset the short forms give, checking labels
+// on the way: one pass, since an offset depends only on the instructions before it.
+Status Assembler::size_and_place() {
   size_t n = ir_.insns.size();
-  size_.assign(n, 0);
+  size_.resize(n);
   widened_.assign(n, 0);
   offset_.assign(n, kUnplaced);
+  label_offset_.assign(ir_.labels.size(), kUnplaced);
   short_branches_.clear();
+  targeted_.clear();
+  int64_t off = 0;
   for (size_t i = 0; i < n; ++i) {
     Insn& insn = ir_.insns[i];
+    if (insn.is_label()) {
+      if (auto s = place_label(insn, i, off); !s) return s;
+      continue;
+    }
     if (insn.opcode == op::kInvokeinterface) {
       if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
     }
     auto size = base_size(insn, i);
     if (!size) return size.error();
     size_[i] = size.value();
-    if (!insn.is_label() && opcode_info(opcode_of(insn)).shape == OperandShape::kBranch) {
+    offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+    off += size_[i];
+    OperandShape shape = opcode_info(opcode_of(insn)).shape;
+    if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
+      off += switch_padding(offset_[i]);
+      targeted_.push_back(static_cast<uint32_t>(i));
+    } else if (shape == OperandShape::kBranch) {
       short_branches_.push_back(static_cast<uint32_t>(i));
+      targeted_.push_back(static_cast<uint32_t>(i));
+    } else if (shape == OperandShape::kBranchWide) {
+      targeted_.push_back(static_cast<uint32_t>(i));
     }
   }
+  length_ = off;
   return Ok{};
 }
 
-Status Assembler::check_labels_placed_once() {
-  label_offset_.assign(ir_.labels.size(), kUnplaced);
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
-    const Insn& insn = ir_.insns[i];
-    if (!insn.is_label()) continue;
-    if (insn.label() >= ir_.labels.size()) return insn_error(insn, i, "unknown label placed");
-    if (label_offset_[insn.label()] != kUnplaced) {
-      return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
-    }
-    label_offset_[insn.label()] = 0;
+Status Assembler::place_label(const Insn& insn, size_t index, int64_t off) {
+  if (insn.label() >= ir_.labels.size()) return insn_error(insn, index, "unknown label placed");
+  int32_t& at = label_offset_[insn.label()];
+  if (at != kUnplaced) {
+    return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
   }
+  at = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
   return Ok{};
 }
 
-// One pass of offsets under the current widening decisions.
+// Offsets again under the current widening decisions (labels are known to be sound).
 void Assembler::place() {
   int64_t off = 0;
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
@@ -360,9 +370,8 @@ void Assembler::place() {
 }
 
 Status Assembler::check_targets_placed() const {
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+  for (uint32_t i : targeted_) {
     const Insn& insn = ir_.insns[i];
-    if (!uses_target(insn)) continue;
     bool placed = label_offset_[insn.target] != kUnplaced;
     if (placed && is_switch(opcode_of(insn))) {
       for (LabelId t : ir_.switches[insn.switch_index].targets) {
@@ -388,9 +397,7 @@ bool Assembler::widen() {
 }
 
 Status Assembler::layout() {
-  if (auto s = check_labels_placed_once(); !s) return s;
-  if (auto s = size_all(); !s) return s;
-  place();
+  if (auto s = size_and_place(); !s) return s;
   if (auto s = check_targets_placed(); !s) return s;
   // Below 32 KiB every displacement fits s2; above 64 KiB the code fails anyway.
   if (length_ < 32768) return Ok{};
@@ -460,8 +467,8 @@ bool Assembler::label_trampolines() {
 }
 
 void Assembler::mark_frame_needs() {
-  for (const Insn& insn : ir_.insns) {
-    if (!uses_target(insn)) continue;
+  for (uint32_t i : targeted_) {
+    const Insn& insn = ir_.insns[i];
     need_frame_[insn.target] = 1;
     if (!is_switch(opcode_of(insn))) continue;
     for (LabelId t : ir_.switches[insn.switch_index].targets) need_frame_[t] = 1;
@@ -511,6 +518,7 @@ Status Assembler::frame_group(size_t first, size_t end, std::vector<LabelId>* mi
   }
   if (frame == nullptr && needed && missing != nullptr) {
     missing->push_back(ir_.insns[first].label());
+    return Ok{};
   }
   if (out == nullptr) return Ok{};
   if (frame == nullptr) {
@@ -543,8 +551,14 @@ Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<Offse
 }
 
 Status Assembler::build_stack_map(Tables& t) {
-  std::vector<LabelId> missing;
-  if (auto s = gather_frames(&missing, nullptr); !s) return s;
+  // One pass gathers the frames present and lists the missing ones; only when some are
+  // missing (inserted code) are they computed and the frames gathered again.
+  std::vector<LabelId>& missing = scratch_.missing;
+  missing.clear();
+  std::vector<OffsetFrame>& frames = scratch_.frames;
+  frames_used_ = 0;
+  size_t notes_before = notes_.size();
+  if (auto s = gather_frames(&missing, &frames); !s) return s;
   if (!missing.empty()) {
     if (auto s = compute_missing_frames(ir_, pool_, ctx_, missing); !s) return s;
     // Frame computation may insert labels before `new` instructions (Uninitialized types
@@ -553,10 +567,10 @@ Status Assembler::build_stack_map(Tables& t) {
       need_frame_.resize(ir_.labels.size(), 0);
       if (auto s = layout(); !s) return s;
     }
+    frames_used_ = 0;
+    notes_.resize(notes_before);
+    if (auto s = gather_frames(nullptr, &frames); !s) return s;
   }
-  std::vector<OffsetFrame>& frames = scratch_.frames;
-  frames_used_ = 0;
-  if (auto s = gather_frames(nullptr, &frames); !s) return s;
   frames.resize(frames_used_);
   if (frames.empty()) return Ok{};
   auto initial =

@@ -1,5 +1,6 @@
 #include "classfile/constant_pool.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace duplex {
@@ -101,6 +102,11 @@ const char* cp_tag_name(CpTag tag) {
 }
 
 ConstantPool::ConstantPool() : entries_(1) {}
+
+uint64_t ConstantPool::Id::next() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   ConstantPool pool;
@@ -219,12 +225,6 @@ void ConstantPool::write(ByteWriter& out) const {
   }
 }
 
-const CpEntry* ConstantPool::entry(uint32_t index) const {
-  if (index == 0 || index >= entries_.size()) return nullptr;
-  const CpEntry& e = entries_[index];
-  return e.tag == CpTag::kUnusable ? nullptr : &e;
-}
-
 CpTag ConstantPool::tag(uint32_t index) const {
   const CpEntry* e = entry(index);
   return e ? e->tag : CpTag::kUnusable;
@@ -273,14 +273,16 @@ std::optional<ConstantPool::DynamicRef> ConstantPool::dynamic_ref(uint32_t index
 
 size_t ConstantPool::hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits,
                              std::string_view utf8) {
-  size_t h = std::hash<std::string_view>{}(utf8);
-  auto mix = [&h](uint64_t v) {
-    h ^= std::hash<uint64_t>{}(v) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-  };
-  mix(static_cast<uint64_t>(tag));
-  mix(static_cast<uint64_t>(a) << 16 | b);
-  mix(bits);
-  return h;
+  // Only Utf8 entries have text; the others hash their fields alone (no call into the
+  // byte hash for an empty string).
+  uint64_t h = tag == CpTag::kUtf8 ? std::hash<std::string_view>{}(utf8) : 0;
+  h ^= (static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(a) << 16 | b) +
+       0x9E3779B97F4A7C15ULL;
+  h ^= bits * 0xC2B2AE3D27D4EB4FULL;
+  // Final mix (from splitmix64) so that the low bits, which pick the slot, depend on all.
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<size_t>(h ^ (h >> 31));
 }
 
 size_t ConstantPool::hash_of(const CpEntry& e) {
@@ -289,32 +291,46 @@ size_t ConstantPool::hash_of(const CpEntry& e) {
 
 std::optional<uint16_t> ConstantPool::find(const CpEntry& e) const {
   build_index();
-  auto [first, last] = index_.equal_range(hash_of(e));
-  for (auto it = first; it != last; ++it) {
-    const CpEntry& c = entries_[it->second];
+  size_t mask = slots_.size() - 1;
+  for (size_t s = hash_of(e) & mask;; s = (s + 1) & mask) {
+    uint16_t i = slots_[s];
+    if (i == 0) return std::nullopt;
+    const CpEntry& c = entries_[i];
     if (c.tag == e.tag && c.a == e.a && c.b == e.b && c.bits == e.bits && c.utf8 == e.utf8) {
-      return it->second;
+      return i;
     }
   }
-  return std::nullopt;
 }
 
 std::optional<uint16_t> ConstantPool::find_utf8(std::string_view text) const {
   build_index();
-  auto [first, last] = index_.equal_range(hash_of(CpTag::kUtf8, 0, 0, 0, text));
-  for (auto it = first; it != last; ++it) {
-    const CpEntry& c = entries_[it->second];
-    if (c.tag == CpTag::kUtf8 && c.utf8 == text) return it->second;
+  size_t mask = slots_.size() - 1;
+  for (size_t s = hash_of(CpTag::kUtf8, 0, 0, 0, text) & mask;; s = (s + 1) & mask) {
+    uint16_t i = slots_[s];
+    if (i == 0) return std::nullopt;
+    const CpEntry& c = entries_[i];
+    if (c.tag == CpTag::kUtf8 && c.utf8 == text) return i;
   }
-  return std::nullopt;
+}
+
+// Linear probing; the table is kept at most half full, so probes stay short and a free slot
+// always ends a search.
+void ConstantPool::index_insert(uint16_t index) const {
+  size_t mask = slots_.size() - 1;
+  size_t s = hash_of(entries_[index]) & mask;
+  while (slots_[s] != 0) s = (s + 1) & mask;
+  slots_[s] = index;
+  ++indexed_count_;
 }
 
 void ConstantPool::build_index() const {
-  if (indexed_) return;
-  index_.reserve(entries_.size() * 2);
+  if (indexed_ && (indexed_count_ + 1) * 2 <= slots_.size()) return;
+  size_t size = 64;
+  while (size < entries_.size() * 2 + 2) size *= 2;
+  slots_.assign(size, 0);
+  indexed_count_ = 0;
   for (size_t i = 1; i < entries_.size(); ++i) {
-    if (entries_[i].tag == CpTag::kUnusable) continue;
-    index_.emplace(hash_of(entries_[i]), static_cast<uint16_t>(i));
+    if (entries_[i].tag != CpTag::kUnusable) index_insert(static_cast<uint16_t>(i));
   }
   indexed_ = true;
 }
@@ -334,7 +350,7 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
   if (slots == 2) entries_.emplace_back();
-  index_.emplace(hash_of(entry), index);
+  index_insert(index);
   return index;
 }
 

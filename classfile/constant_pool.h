@@ -7,7 +7,6 @@
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "classfile/bytes.h"
@@ -69,7 +68,11 @@ class ConstantPool {
 
   // constant_pool_count as written in the class file (entries + 1).
   uint16_t count() const { return static_cast<uint16_t>(entries_.size()); }
-  const CpEntry* entry(uint32_t index) const;
+  const CpEntry* entry(uint32_t index) const {
+    if (index == 0 || index >= entries_.size()) return nullptr;
+    const CpEntry& e = entries_[index];
+    return e.tag == CpTag::kUnusable ? nullptr : &e;
+  }
   CpTag tag(uint32_t index) const;
 
   // Checked accessors: nullopt when the index is out of range or has the wrong tag.
@@ -106,21 +109,42 @@ class ConstantPool {
 
   static constexpr uint32_t kMaxCount = 65535;  // constant_pool_count is a u2
 
+  // Identifies this pool object for caches of derived data (see initial_frame): a copy, a
+  // moved-to pool and a new pool get a new id, and entries are only ever appended, so
+  // (id(), count()) names one exact pool state.
+  uint64_t id() const { return id_.value; }
+
  private:
   static size_t hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits, std::string_view utf8);
   static size_t hash_of(const CpEntry& e);
   std::optional<uint16_t> find(const CpEntry& e) const;
   std::optional<uint16_t> find_utf8(std::string_view text) const;
   void build_index() const;
+  void index_insert(uint16_t index) const;
   std::optional<std::string> check_references(uint32_t index) const;
   Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
   Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
                               std::string_view desc);
 
+  struct Id {
+    uint64_t value = next();
+    Id() = default;
+    Id(const Id&) : value(next()) {}
+    Id& operator=(const Id&) {
+      value = next();
+      return *this;
+    }
+    static uint64_t next();
+  };
+
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
-  // Hash of an entry's contents -> indices, built on the first add. Keyed by hash (no
-  // string copies): lookups compare the candidates' contents.
-  mutable std::unordered_multimap<size_t, uint16_t> index_;
+  Id id_;
+  // Open-addressing hash set of entry indices (0 = empty slot), hashed by contents and
+  // built on the first add; lookups compare the candidates' contents. A flat table of u2
+  // costs one allocation per pool where a node-based map cost one per entry, and pools are
+  // indexed once per class the rewriter touches.
+  mutable std::vector<uint16_t> slots_;
+  mutable uint32_t indexed_count_ = 0;  // entries in slots_
   mutable bool indexed_ = false;
 };
 

@@ -233,12 +233,58 @@ Status DepthWalker::push(LabelId label, int32_t depth) {
   return Ok{};
 }
 
+// Effects of pool-dependent instructions by (opcode kind, pool index), per thread. A pool's
+// entries never change once added and a pool id is never reused, so an entry stays valid
+// for as long as the pool id matches; only successful look-ups are stored.
+class EffectCache {
+ public:
+  Effect* find(const ConstantPool& pool, const Insn& insn) {
+    if (pool.id() != pool_id_) {
+      pool_id_ = pool.id();
+      slots_.assign(pool.count(), kEmpty);
+    }
+    auto index = static_cast<uint32_t>(insn.a);
+    if (index >= 65536) return nullptr;
+    if (index >= slots_.size()) slots_.resize(index + 1, kEmpty);
+    Slot& s = slots_[index];
+    // Field gets and puts share an index with different effects; invokes differ by receiver.
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (s.opcode != o) return nullptr;
+    return &s.effect;
+  }
+  void store(const Insn& insn, Effect e) {
+    auto index = static_cast<uint32_t>(insn.a);
+    if (index < slots_.size()) slots_[index] = Slot{static_cast<uint8_t>(insn.opcode), e};
+  }
+
+ private:
+  struct Slot {
+    uint8_t opcode;  // the instruction the effect was computed for; 0 = none
+    Effect effect;
+  };
+  static constexpr Slot kEmpty{0, {0, 0}};
+  uint64_t pool_id_ = 0;
+  std::vector<Slot> slots_;
+};
+
+EffectCache& effect_cache() {
+  thread_local EffectCache cache;
+  return cache;
+}
+
 Result<int32_t> DepthWalker::apply(const Insn& insn, size_t index, int32_t depth) {
   Effect e = kEffects.e[static_cast<uint8_t>(insn.opcode)];
   if (e.pop == kVar) {
-    auto v = variable_effect(insn, index, pool_);
-    if (!v) return v.error();
-    e = v.value();
+    if (insn.opcode == op::kMultianewarray) {
+      e = Effect{static_cast<int16_t>(insn.b), 1};
+    } else if (Effect* cached = effect_cache().find(pool_, insn)) {
+      e = *cached;
+    } else {
+      auto v = variable_effect(insn, index, pool_);
+      if (!v) return v.error();
+      e = v.value();
+      effect_cache().store(insn, e);
+    }
   }
   if (depth < e.pop) return at_insn(insn, index, "operand stack underflow");
   int32_t after = depth - e.pop + e.push;
