@@ -92,21 +92,30 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
 // the same Utf8 in this pool.
 Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
   thread_local uint16_t cache[kNameSlots] = {};
+  thread_local uint64_t known[kNameSlots] = {};  // pool id for which cache[slot] is certain
   uint16_t cached = cache[slot];
+  if (cached != 0 && known[slot] == pool.id()) return cached;
   if (cached != 0) {
     auto text = pool.utf8(cached);
-    if (text && *text == kNames[slot]) return cached;
+    if (text && *text == kNames[slot]) {
+      known[slot] = pool.id();
+      return cached;
+    }
   }
   // A scan is cheaper than the string-keyed index the pool would build on its first add.
   for (uint32_t i = 1; i < pool.count(); ++i) {
     const CpEntry* e = pool.entry(i);
     if (e != nullptr && e->tag == CpTag::kUtf8 && e->utf8 == kNames[slot]) {
       cache[slot] = static_cast<uint16_t>(i);
+      known[slot] = pool.id();
       return cache[slot];
     }
   }
   auto added = pool.add_utf8(kNames[slot]);
-  if (added) cache[slot] = added.value();
+  if (added) {
+    cache[slot] = added.value();
+    known[slot] = pool.id();
+  }
   return added;
 }
 
@@ -140,6 +149,7 @@ class Assembler {
   Status layout();
   Status size_and_place();
   Status place_label(const Insn& insn, size_t index, int64_t off);
+  uint32_t quick_size(const Insn& insn) const;
   Result<uint32_t> base_size(const Insn& insn, size_t index);
   Result<uint32_t> local_size(const Insn& insn, size_t index);
   Result<uint32_t> switch_size(const Insn& insn, size_t index);
@@ -259,6 +269,25 @@ Status Assembler::fix_invokeinterface_count(Insn& insn, size_t index) {
   return Ok{};
 }
 
+// base_size for the common forms whose operands are plainly in range; 0 sends the others
+// (and every error) to base_size.
+uint32_t Assembler::quick_size(const Insn& insn) const {
+  if (insn.opcode > 0xFF || insn.wide) return 0;
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  switch (info.shape) {
+    case OperandShape::kNone:
+      return 1;
+    case OperandShape::kLocal:
+      return in_range(insn.a, 0, 255) ? 2 : 0;
+    case OperandShape::kCp:
+      return in_range(insn.a, 1, 65535) ? 3 : 0;
+    case OperandShape::kBranch:
+      return insn.target < ir_.labels.size() ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
 Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   if (insn.is_label()) return 0u;
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
@@ -322,9 +351,13 @@ Status Assembler::size_and_place() {
     if (insn.opcode == op::kInvokeinterface) {
       if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
     }
-    auto size = base_size(insn, i);
-    if (!size) return size.error();
-    size_[i] = size.value();
+    uint32_t size = quick_size(insn);
+    if (size == 0) {
+      auto checked = base_size(insn, i);
+      if (!checked) return checked.error();
+      size = checked.value();
+    }
+    size_[i] = size;
     offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
     off += size_[i];
     OperandShape shape = opcode_info(opcode_of(insn)).shape;
@@ -933,7 +966,9 @@ Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const Method
 }
 
 Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
-  MethodContext ctx = MethodContext::of(cf, method);
+  // Reused per thread (see build_code_ir); nothing keeps it past return.
+  thread_local MethodContext ctx;
+  ctx.assign(cf, method);
   auto r = assemble_code(ir, cf.pool, ctx);
   if (!r) return r;
   Attribute* code = cf.find_attribute(method.attributes, "Code");

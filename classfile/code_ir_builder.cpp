@@ -7,6 +7,7 @@
 // a backward in-place sweep inserts the label pseudo-instructions and turns offsets into ids.
 // Everything is kept in flat vectors indexed by offset so that building costs a few
 // allocations per method, not per instruction.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,12 +20,16 @@ namespace duplex {
 
 MethodContext MethodContext::of(const ClassFile& cf, const Member& method) {
   MethodContext ctx;
-  ctx.class_name = cf.name();
-  ctx.method_name = std::string(cf.member_name(method));
-  ctx.descriptor = std::string(cf.member_descriptor(method));
-  ctx.access_flags = method.access_flags;
-  ctx.major_version = cf.major_version;
+  ctx.assign(cf, method);
   return ctx;
+}
+
+void MethodContext::assign(const ClassFile& cf, const Member& method) {
+  class_name.assign(cf.pool.class_name(cf.this_class).value_or("<unknown>"));
+  method_name.assign(cf.member_name(method));
+  descriptor.assign(cf.member_descriptor(method));
+  access_flags = method.access_flags;
+  major_version = cf.major_version;
 }
 
 namespace {
@@ -353,6 +358,7 @@ Status Builder::mark_tables(const RawTables& t) {
 
 // Ids follow offsets, so labels read in code order in disassembly and tests.
 void Builder::assign_labels() {
+  ir_.labels.reserve(static_cast<size_t>(std::count(label_at_.begin(), label_at_.end(), kWanted)));
   for (uint32_t off = 0; off <= len_; ++off) {
     if (label_at_[off] != kWanted) continue;
     LabelId id = ir_.new_label();
@@ -455,6 +461,10 @@ Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeType
 template <class T>
 Status append_decoded(Result<std::vector<T>> r, std::vector<T>& out) {
   if (!r) return r.error();
+  if (out.empty()) {
+    out = std::move(r.value());  // the usual case: one attribute of the kind
+    return Ok{};
+  }
   out.insert(out.end(), r.value().begin(), r.value().end());
   return Ok{};
 }
@@ -502,7 +512,9 @@ Result<CodeIR> Builder::run() {
 }  // namespace
 
 Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
-  MethodContext ctx = MethodContext::of(cf, method);
+  // Reused per thread (building runs for every edited method); nothing keeps it past return.
+  thread_local MethodContext ctx;
+  ctx.assign(cf, method);
   auto fail = [&](Error e) { return std::move(e.in(ctx.class_name, ctx.method_id())); };
   const Attribute* attr = cf.find_attribute(method.attributes, "Code");
   if (attr == nullptr) return fail(Error::plain("method has no Code attribute"));

@@ -351,6 +351,13 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   entries_.push_back(entry);
   if (slots == 2) entries_.emplace_back();
   index_insert(index);
+  if (entry.tag == CpTag::kClass && !class_slots_.empty()) {
+    if ((class_count_ + 1) * 2 > class_slots_.size()) {
+      build_class_index();  // sized for the new entry too, which it already holds
+    } else {
+      class_index_insert(index);
+    }
+  }
   return index;
 }
 
@@ -372,7 +379,42 @@ Result<uint16_t> ConstantPool::add_ref1(CpTag tag, std::string_view utf8_text) {
 }
 
 Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
+  if (auto existing = find_class(internal_name)) return *existing;
   return add_ref1(CpTag::kClass, internal_name);
+}
+
+std::optional<uint16_t> ConstantPool::find_class(std::string_view name) const {
+  if (class_slots_.empty()) build_class_index();
+  size_t mask = class_slots_.size() - 1;
+  for (size_t s = std::hash<std::string_view>{}(name)&mask;; s = (s + 1) & mask) {
+    uint16_t i = class_slots_[s];
+    if (i == 0) return std::nullopt;
+    if (entries_[entries_[i].a].utf8 == name) return i;
+  }
+}
+
+// add() takes any entry, so a Class whose name is not (yet) a Utf8 is left out: looking it
+// up by name would be meaningless, and missing it only means a slower path in add_class.
+void ConstantPool::class_index_insert(uint16_t index) const {
+  uint16_t name = entries_[index].a;
+  if (name >= entries_.size() || entries_[name].tag != CpTag::kUtf8) return;
+  size_t mask = class_slots_.size() - 1;
+  size_t s = std::hash<std::string_view>{}(entries_[name].utf8) & mask;
+  while (class_slots_[s] != 0) s = (s + 1) & mask;
+  class_slots_[s] = index;
+  ++class_count_;
+}
+
+void ConstantPool::build_class_index() const {
+  uint32_t classes = 0;
+  for (const CpEntry& e : entries_) classes += e.tag == CpTag::kClass ? 1 : 0;
+  size_t size = 16;
+  while (size < classes * 2 + 2) size *= 2;
+  class_slots_.assign(size, 0);
+  class_count_ = 0;
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    if (entries_[i].tag == CpTag::kClass) class_index_insert(static_cast<uint16_t>(i));
+  }
 }
 
 Result<uint16_t> ConstantPool::add_string(std::string_view modified_utf8) {

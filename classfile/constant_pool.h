@@ -121,6 +121,9 @@ class ConstantPool {
   std::optional<uint16_t> find_utf8(std::string_view text) const;
   void build_index() const;
   void index_insert(uint16_t index) const;
+  std::optional<uint16_t> find_class(std::string_view name) const;
+  void build_class_index() const;
+  void class_index_insert(uint16_t index) const;
   std::optional<std::string> check_references(uint32_t index) const;
   Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
   Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
@@ -146,6 +149,11 @@ class ConstantPool {
   mutable std::vector<uint16_t> slots_;
   mutable uint32_t indexed_count_ = 0;  // entries in slots_
   mutable bool indexed_ = false;
+  // Class entries by name, the same kind of table. add_class looks here first: the entry
+  // frame of every method asks for its parameters' classes, which a pool usually has
+  // already, and indexing only the Class entries is far cheaper than indexing every entry.
+  mutable std::vector<uint16_t> class_slots_;  // empty until the first add_class
+  mutable uint32_t class_count_ = 0;
 };
 
 // Modified UTF-8 (JVMS 4.4.7) to standard UTF-8, for display. Malformed bytes become U+FFFD.

@@ -6,6 +6,7 @@
 // consecutive frames are done on the lists exactly as given. The encoder never drops or adds
 // Top entries: a frame whose locals end in Top is written with those Tops, so decoding gives
 // back the very same lists.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -99,6 +100,7 @@ Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t>
   uint16_t count = in.u2();
   if (in.failed()) return truncated(in);
   std::vector<OffsetFrame> frames;
+  frames.reserve(std::min<size_t>(count, in.remaining()));  // a frame takes at least a byte
   for (uint32_t i = 0; i < count; ++i) {
     const Frame& prev = frames.empty() ? initial : frames.back().frame;
     size_t type_at = in.absolute_pos();
