@@ -87,35 +87,32 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
                                                  "RuntimeVisibleTypeAnnotations",
                                                  "RuntimeInvisibleTypeAnnotations"};
 
-// A pool add builds a string key per call (and a whole index on the first); the names are the
-// same for every method, so the last index seen is tried first, and trusted only if it names
-// the same Utf8 in this pool.
+// The attribute names' indices in the last pool seen on this thread, found by one scan of
+// the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
+// class asks for the same few names.
+struct NameCache {
+  uint64_t pool_id = 0;
+  uint16_t index[kNameSlots] = {};
+
+  void scan(const ConstantPool& pool) {
+    pool_id = pool.id();
+    std::fill(std::begin(index), std::end(index), uint16_t{0});
+    for (uint32_t i = 1; i < pool.count(); ++i) {
+      const CpEntry* e = pool.entry(i);
+      if (e == nullptr || e->tag != CpTag::kUtf8) continue;
+      for (int slot = 0; slot < kNameSlots; ++slot) {
+        if (index[slot] == 0 && e->utf8 == kNames[slot]) index[slot] = static_cast<uint16_t>(i);
+      }
+    }
+  }
+};
+
 Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
-  thread_local uint16_t cache[kNameSlots] = {};
-  thread_local uint64_t known[kNameSlots] = {};  // pool id for which cache[slot] is certain
-  uint16_t cached = cache[slot];
-  if (cached != 0 && known[slot] == pool.id()) return cached;
-  if (cached != 0) {
-    auto text = pool.utf8(cached);
-    if (text && *text == kNames[slot]) {
-      known[slot] = pool.id();
-      return cached;
-    }
-  }
-  // A scan is cheaper than the string-keyed index the pool would build on its first add.
-  for (uint32_t i = 1; i < pool.count(); ++i) {
-    const CpEntry* e = pool.entry(i);
-    if (e != nullptr && e->tag == CpTag::kUtf8 && e->utf8 == kNames[slot]) {
-      cache[slot] = static_cast<uint16_t>(i);
-      known[slot] = pool.id();
-      return cache[slot];
-    }
-  }
+  thread_local NameCache cache;
+  if (cache.pool_id != pool.id()) cache.scan(pool);
+  if (cache.index[slot] != 0) return cache.index[slot];
   auto added = pool.add_utf8(kNames[slot]);
-  if (added) {
-    cache[slot] = added.value();
-    known[slot] = pool.id();
-  }
+  if (added) cache.index[slot] = added.value();
   return added;
 }
 

@@ -99,6 +99,12 @@ class Builder {
   void resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
                                 std::vector<CodeTypeAnnotationIR>& out);
   LabelId at(uint32_t offset) const { return label_at_[offset]; }
+  // Marks an offset (already checked) as needing a label, counting the distinct ones.
+  void want(uint32_t offset) {
+    LabelId& l = label_at_[offset];
+    wanted_ += l != kWanted ? 1 : 0;
+    l = kWanted;
+  }
 
   ClassFile& cf_;
   const MethodContext& ctx_;
@@ -116,6 +122,7 @@ class Builder {
   }
   std::vector<uint8_t>& starts_ = scratch().starts;
   std::vector<LabelId>& label_at_ = scratch().label_at;
+  size_t wanted_ = 0;  // offsets marked kWanted
 };
 
 Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {
@@ -269,7 +276,7 @@ Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
   if (!starts_[offset]) {
     return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
   }
-  label_at_[offset] = kWanted;
+  want(static_cast<uint32_t>(offset));
   return Ok{};
 }
 
@@ -281,14 +288,14 @@ Status Builder::mark_branches() {
       return Error::at_code(at, "branch target " + std::to_string(insn.target) +
                                     " is in the middle of an instruction");
     }
-    if (has_target) label_at_[insn.target] = kWanted;
+    if (has_target) want(insn.target);
     if (!is_switch(static_cast<uint8_t>(insn.opcode))) continue;
     for (LabelId t : ir_.switches[insn.switch_index].targets) {
       if (!starts_[t]) {
         return Error::at_code(
             at, "switch target " + std::to_string(t) + " is in the middle of an instruction");
       }
-      label_at_[t] = kWanted;
+      want(t);
     }
   }
   return Ok{};
@@ -309,7 +316,7 @@ Status Builder::mark_frame_types(const Frame& f) {
       if (v.data >= len_ || !starts_[v.data] || code_.code[v.data] != op::kNew) {
         return Error::at_code(v.data, "Uninitialized frame entry does not name a `new`");
       }
-      label_at_[v.data] = kWanted;
+      want(v.data);
     }
   }
   return Ok{};
@@ -358,7 +365,7 @@ Status Builder::mark_tables(const RawTables& t) {
 
 // Ids follow offsets, so labels read in code order in disassembly and tests.
 void Builder::assign_labels() {
-  ir_.labels.reserve(static_cast<size_t>(std::count(label_at_.begin(), label_at_.end(), kWanted)));
+  ir_.labels.reserve(wanted_);
   for (uint32_t off = 0; off <= len_; ++off) {
     if (label_at_[off] != kWanted) continue;
     LabelId id = ir_.new_label();

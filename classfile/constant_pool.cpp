@@ -57,6 +57,18 @@ bool read_entry_body(ByteReader& in, CpEntry& e) {
   }
 }
 
+// The file offset of entry `index`, read again from `in` (positioned at the first entry) for
+// an error message, so that parsing keeps no per-entry offsets.
+size_t entry_offset(ByteReader in, uint32_t index) {
+  for (uint32_t i = 1; i < index; ++i) {
+    CpEntry e;
+    e.tag = static_cast<CpTag>(in.u1());
+    read_entry_body(in, e);
+    if (is_wide(e.tag)) ++i;
+  }
+  return in.absolute_pos();
+}
+
 }  // namespace
 
 const char* cp_tag_name(CpTag tag) {
@@ -114,22 +126,23 @@ Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   uint16_t count = in.u2();
   if (in.failed()) return Error::at_file(in.failure_offset(), "truncated before the constant pool");
   if (count == 0) return Error::at_file(count_at, "constant_pool_count is 0");
+  // Headroom, so that the first entries an edit adds do not move every parsed entry.
+  pool.entries_.reserve(count + 16u);
   pool.entries_.resize(count);
-  std::vector<size_t> offsets(count, 0);
+  ByteReader start = in;  // to find an entry's offset again for an error message
   for (uint32_t i = 1; i < count; ++i) {
-    offsets[i] = in.absolute_pos();
+    size_t at = in.absolute_pos();
     CpEntry& e = pool.entries_[i];
     e.tag = static_cast<CpTag>(in.u1());
     if (in.failed()) break;
     if (!read_entry_body(in, e)) {
-      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
-                                            ": unknown tag " +
-                                            std::to_string(static_cast<int>(e.tag)));
+      return Error::at_file(at, "constant pool entry #" + std::to_string(i) + ": unknown tag " +
+                                    std::to_string(static_cast<int>(e.tag)));
     }
     if (is_wide(e.tag)) {
       if (i + 1 >= count) {
-        return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
-                                              ": Long/Double takes the last slot");
+        return Error::at_file(
+            at, "constant pool entry #" + std::to_string(i) + ": Long/Double takes the last slot");
       }
       ++i;  // the slot after a Long or Double is unusable
     }
@@ -139,8 +152,9 @@ Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   }
   for (uint32_t i = 1; i < count; ++i) {
     if (auto err = pool.check_references(i)) {
-      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) + " (" +
-                                            cp_tag_name(pool.entries_[i].tag) + "): " + *err);
+      return Error::at_file(entry_offset(start, i), "constant pool entry #" + std::to_string(i) +
+                                                        " (" + cp_tag_name(pool.entries_[i].tag) +
+                                                        "): " + *err);
     }
   }
   return pool;
