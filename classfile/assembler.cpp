@@ -90,6 +90,14 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
 // The attribute names' indices in the last pool seen on this thread, found by one scan of
 // the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
 // class asks for the same few names.
+// The slot whose name has this length, or -1.
+int slot_by_length(size_t length) {
+  for (int slot = 0; slot < kNameSlots; ++slot) {
+    if (kNames[slot].size() == length) return slot;
+  }
+  return -1;
+}
+
 struct NameCache {
   uint64_t pool_id = 0;
   uint16_t index[kNameSlots] = {};
@@ -100,8 +108,9 @@ struct NameCache {
     for (uint32_t i = 1; i < pool.count(); ++i) {
       const CpEntry* e = pool.entry(i);
       if (e == nullptr || e->tag != CpTag::kUtf8) continue;
-      for (int slot = 0; slot < kNameSlots; ++slot) {
-        if (index[slot] == 0 && e->utf8 == kNames[slot]) index[slot] = static_cast<uint16_t>(i);
+      int slot = slot_by_length(e->utf8.size());  // the names' lengths all differ
+      if (slot >= 0 && index[slot] == 0 && e->utf8 == kNames[slot]) {
+        index[slot] = static_cast<uint16_t>(i);
       }
     }
   }

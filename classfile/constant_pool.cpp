@@ -20,7 +20,8 @@ bool read_entry_body(ByteReader& in, CpEntry& e) {
     case CpTag::kUtf8: {
       uint16_t len = in.u2();
       auto bytes = in.bytes(len);
-      e.utf8.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      // A view of the input for now; ConstantPool::parse copies all texts at the end.
+      e.utf8 = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       return true;
     }
     case CpTag::kInteger:
@@ -115,6 +116,55 @@ const char* cp_tag_name(CpTag tag) {
 
 ConstantPool::ConstantPool() : entries_(1) {}
 
+ConstantPool::ConstantPool(const ConstantPool& other)
+    : entries_(other.entries_),
+      slots_(other.slots_),
+      indexed_count_(other.indexed_count_),
+      indexed_(other.indexed_),
+      class_slots_(other.class_slots_),
+      class_count_(other.class_count_) {
+  own_text();
+}
+
+ConstantPool& ConstantPool::operator=(const ConstantPool& other) {
+  if (this != &other) *this = ConstantPool(other);
+  return *this;
+}
+
+// After parsing: the Utf8 views are in increasing order within the input, so the bytes from
+// the first text to the end of the last are copied at once and the views moved over.
+void ConstantPool::own_parsed_text() {
+  const char* lo = nullptr;
+  const char* hi = nullptr;
+  for (const CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    if (lo == nullptr) lo = e.utf8.data();
+    hi = e.utf8.data() + e.utf8.size();
+  }
+  parsed_text_.assign(lo, hi);
+  for (CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    e.utf8 = std::string_view(parsed_text_.data() + (e.utf8.data() - lo), e.utf8.size());
+  }
+}
+
+// Copies every Utf8 text into one new buffer and points the entries at it. Used after
+// parsing (the views are into the input) and after copying (they are into the other pool).
+void ConstantPool::own_text() {
+  size_t total = 0;
+  for (const CpEntry& e : entries_) total += e.tag == CpTag::kUtf8 ? e.utf8.size() : 0;
+  std::vector<char> text(total);
+  char* p = text.data();
+  for (CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    std::memcpy(p, e.utf8.data(), e.utf8.size());
+    e.utf8 = std::string_view(p, e.utf8.size());
+    p += e.utf8.size();
+  }
+  parsed_text_ = std::move(text);
+  added_text_.clear();
+}
+
 uint64_t ConstantPool::Id::next() {
   static std::atomic<uint64_t> counter{0};
   return counter.fetch_add(1, std::memory_order_relaxed) + 1;
@@ -150,6 +200,7 @@ Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   if (in.failed()) {
     return Error::at_file(in.failure_offset(), "truncated inside the constant pool");
   }
+  pool.own_parsed_text();
   for (uint32_t i = 1; i < count; ++i) {
     if (auto err = pool.check_references(i)) {
       return Error::at_file(entry_offset(start, i), "constant pool entry #" + std::to_string(i) +
@@ -363,6 +414,7 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   }
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
+  if (entry.tag == CpTag::kUtf8) entries_.back().utf8 = added_text_.emplace_back(entry.utf8);
   if (slots == 2) entries_.emplace_back();
   index_insert(index);
   if (entry.tag == CpTag::kClass && !class_slots_.empty()) {
@@ -379,7 +431,7 @@ Result<uint16_t> ConstantPool::add_utf8(std::string_view modified_utf8) {
   if (auto existing = find_utf8(modified_utf8)) return *existing;  // no string copy
   CpEntry e;
   e.tag = CpTag::kUtf8;
-  e.utf8 = std::string(modified_utf8);
+  e.utf8 = modified_utf8;  // add() copies it
   return add(e);
 }
 

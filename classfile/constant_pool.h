@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,7 +49,10 @@ struct CpEntry {
   uint16_t a = 0;
   uint16_t b = 0;
   uint64_t bits = 0;  // Integer/Float: low 32 bits; Long/Double: all 64
-  std::string utf8;   // Utf8: the raw modified-UTF-8 bytes
+  // Utf8: the raw modified-UTF-8 bytes. In a pool's entries this views text the pool owns
+  // (one buffer for the parsed entries, so parsing allocates once rather than per string);
+  // an entry given to add() may view anything alive during the call.
+  std::string_view utf8;
 };
 
 // A symbolic member reference resolved through the pool.
@@ -61,6 +65,11 @@ struct MemberRef {
 class ConstantPool {
  public:
   ConstantPool();
+  // Copies own their text (the Utf8 views are re-pointed); moves keep the buffers.
+  ConstantPool(const ConstantPool& other);
+  ConstantPool& operator=(const ConstantPool& other);
+  ConstantPool(ConstantPool&&) noexcept = default;
+  ConstantPool& operator=(ConstantPool&&) noexcept = default;
 
   // Parses constant_pool_count and the entries. Checks every cross-reference's index and tag.
   static Result<ConstantPool> parse(ByteReader& in);
@@ -140,8 +149,15 @@ class ConstantPool {
     static uint64_t next();
   };
 
+  void own_text();
+  void own_parsed_text();
+
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
+  // The text of Utf8 entries: parsed ones in one buffer, added ones each in its own string
+  // (a deque never moves its elements, so views stay valid as it grows).
+  std::vector<char> parsed_text_;
+  std::deque<std::string> added_text_;
   // Open-addressing hash set of entry indices (0 = empty slot), hashed by contents and
   // built on the first add; lookups compare the candidates' contents. A flat table of u2
   // costs one allocation per pool where a node-based map cost one per entry, and pools are
