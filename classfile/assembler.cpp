@@ -47,6 +47,23 @@ uint8_t opcode_of(const Insn& insn) {
   return static_cast<uint8_t>(insn.opcode);
 }
 
+// Writes bytecode into space already sized by layout: the exact length is known, so the
+// writes need no bounds checks, and the position stays in a register rather than being
+// reloaded after every byte store (bytes alias everything).
+struct CodeWriter {
+  uint8_t* p;
+  void u1(uint32_t v) { *p++ = static_cast<uint8_t>(v); }
+  void u2(uint32_t v) {
+    p[0] = static_cast<uint8_t>(v >> 8);
+    p[1] = static_cast<uint8_t>(v);
+    p += 2;
+  }
+  void u4(uint32_t v) {
+    u2(v >> 16);
+    u2(v & 0xFFFF);
+  }
+};
+
 // The final tables, in offsets, gathered before anything is written.
 struct Tables {
   std::vector<ExceptionTableEntry> exceptions;
@@ -192,11 +209,11 @@ class Assembler {
                            CodeTypeAnnotation& out) const;
 
   // Output.
-  void emit_code(ByteWriter& w) const;
-  void emit_insn(ByteWriter& w, const Insn& insn, size_t index) const;
-  void emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const;
-  void emit_local(ByteWriter& w, const Insn& insn, size_t index) const;
-  void emit_switch(ByteWriter& w, const Insn& insn, size_t index) const;
+  void emit_code(CodeWriter& w) const;
+  void emit_insn(CodeWriter& w, const Insn& insn, size_t index) const;
+  void emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32_t disp) const;
+  void emit_local(CodeWriter& w, const Insn& insn, size_t index) const;
+  void emit_switch(CodeWriter& w, const Insn& insn, size_t index) const;
   Status attribute_header(ByteWriter& w, int slot, size_t length);
   Status write_locals(ByteWriter& w, int slot, const std::vector<LocalVariableEntry>& vars);
   Status write_tables(ByteWriter& w, const Tables& t, uint32_t& count);
@@ -719,7 +736,7 @@ void Assembler::build_annotations(const Tables& t, const std::vector<CodeTypeAnn
 
 // ---- output ----
 
-void Assembler::emit_switch(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_switch(CodeWriter& w, const Insn& insn, size_t index) const {
   int32_t at = offset_[index];
   const SwitchTable& t = ir_.switches[insn.switch_index];
   w.u1(insn.opcode);
@@ -738,7 +755,7 @@ void Assembler::emit_switch(ByteWriter& w, const Insn& insn, size_t index) const
 }
 
 // Writes a short branch; a widened one takes its long form (see widening_growth).
-void Assembler::emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const {
+void Assembler::emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32_t disp) const {
   uint8_t o = opcode_of(insn);
   if (!widened_[index]) {
     w.u1(o);
@@ -756,7 +773,7 @@ void Assembler::emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32
 }
 
 // Loads, stores, ret and iinc: size_ already says whether the wide form was chosen.
-void Assembler::emit_local(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_local(CodeWriter& w, const Insn& insn, size_t index) const {
   bool iinc = insn.opcode == op::kIinc;
   bool wide = size_[index] == (iinc ? 6u : 4u);
   if (wide) w.u1(op::kWide);
@@ -770,7 +787,7 @@ void Assembler::emit_local(ByteWriter& w, const Insn& insn, size_t index) const 
   }
 }
 
-void Assembler::emit_insn(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_insn(CodeWriter& w, const Insn& insn, size_t index) const {
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
   auto a = static_cast<uint32_t>(insn.a);
   switch (info.shape) {
@@ -826,7 +843,7 @@ void Assembler::emit_insn(ByteWriter& w, const Insn& insn, size_t index) const {
   }
 }
 
-void Assembler::emit_code(ByteWriter& w) const {
+void Assembler::emit_code(CodeWriter& w) const {
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
     if (!ir_.insns[i].is_label()) emit_insn(w, ir_.insns[i], i);
   }
@@ -893,7 +910,11 @@ Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& 
   w.u2(max_stack);
   w.u2(ir_.max_locals);
   w.u4(static_cast<uint32_t>(length_));
-  emit_code(w);
+  uint8_t* code = w.append(static_cast<size_t>(length_));
+  CodeWriter cw{code};
+  emit_code(cw);
+  // Sizes and emission follow the same rules; a mismatch would be a bug here, not bad input.
+  if (cw.p != code + length_) return Error::plain("internal error: emitted code length differs");
   w.u2(static_cast<uint32_t>(t.exceptions.size()));
   for (const auto& e : t.exceptions) {
     w.u2(e.start_pc);

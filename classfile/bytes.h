@@ -114,6 +114,9 @@ class ByteWriter {
     patch_u2(at, v >> 16);
     patch_u2(at + 2, v & 0xFFFF);
   }
+  // Appends n bytes (zero) for the caller to fill through the pointer, which stays valid
+  // until the next write.
+  uint8_t* append(size_t n) { return grow(n); }
   size_t size() const { return size_; }
   void reserve(size_t n) {
     if (n > out_.size()) out_.resize(n);

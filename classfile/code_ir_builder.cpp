@@ -74,6 +74,7 @@ class Builder {
 
  private:
   Status decode_instructions();
+  uint32_t decode_simple(uint32_t at, Insn& insn) const;
   Status decode_one(ByteReader& in, uint32_t at, Insn& insn);
   Status decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn);
   Status decode_switch(ByteReader& in, uint32_t at, Insn& insn);
@@ -249,17 +250,64 @@ Status Builder::decode_one(ByteReader& in, uint32_t at, Insn& insn) {
   return Ok{};
 }
 
+// Decodes the common fixed-length forms straight from the bytes and returns the length; 0
+// leaves the instruction to decode_one (switches, wide, the longer invoke forms, anything
+// truncated or out of range, which decode_one then reports).
+uint32_t Builder::decode_simple(uint32_t at, Insn& insn) const {
+  const uint8_t* b = code_.code.data() + at;
+  const OpcodeInfo& info = opcode_info(b[0]);
+  if (info.length == 0 || at + info.length > len_) return 0;
+  auto u2 = [b] { return static_cast<uint16_t>(b[1] << 8 | b[2]); };
+  switch (info.shape) {
+    case OperandShape::kNone:
+      break;
+    case OperandShape::kByte:
+      insn.a = b[0] == op::kBipush ? static_cast<int8_t>(b[1]) : b[1];
+      break;
+    case OperandShape::kShort:
+      insn.a = static_cast<int16_t>(u2());
+      break;
+    case OperandShape::kLocal:
+    case OperandShape::kCpByte:
+      insn.a = b[1];
+      break;
+    case OperandShape::kIinc:
+      insn.a = b[1];
+      insn.b = static_cast<int8_t>(b[2]);
+      break;
+    case OperandShape::kCp:
+      insn.a = u2();
+      break;
+    case OperandShape::kBranch: {
+      int64_t target = int64_t{at} + static_cast<int16_t>(u2());
+      if (target < 0 || target >= len_) return 0;
+      insn.target = static_cast<LabelId>(target);
+      break;
+    }
+    default:
+      return 0;
+  }
+  insn.opcode = b[0];
+  insn.original_offset = static_cast<int32_t>(at);
+  return info.length;
+}
+
 Status Builder::decode_instructions() {
   starts_.assign(len_ + 1, 0);
   starts_[len_] = 1;  // the end position is a valid (exclusive) range end
   ir_.insns.reserve(len_ / 2 + 4);
   ByteReader in(code_.code);
-  while (!in.at_end()) {
-    uint32_t pos = static_cast<uint32_t>(in.pos());
+  for (uint32_t pos = 0; pos < len_;) {
     starts_[pos] = 1;
     Insn insn;
-    if (auto s = decode_one(in, pos, insn); !s) return s;
+    uint32_t length = decode_simple(pos, insn);
+    if (length == 0) {
+      in.seek(pos);
+      if (auto s = decode_one(in, pos, insn); !s) return s;
+      length = static_cast<uint32_t>(in.pos()) - pos;
+    }
     ir_.insns.push_back(insn);
+    pos += length;
   }
   // The verifier rejects code whose last instruction can fall through past the end.
   const Insn& last = ir_.insns.back();
