@@ -47,13 +47,22 @@ uint8_t opcode_of(const Insn& insn) {
   return static_cast<uint8_t>(insn.opcode);
 }
 
-// Only branches and switches use Insn::target; elsewhere it is ignored.
-bool uses_target(const Insn& insn) {
-  if (insn.is_label()) return false;
-  OperandShape shape = opcode_info(opcode_of(insn)).shape;
-  return shape == OperandShape::kBranch || shape == OperandShape::kBranchWide ||
-         shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch;
-}
+// Writes bytecode into space already sized by layout: the exact length is known, so the
+// writes need no bounds checks, and the position stays in a register rather than being
+// reloaded after every byte store (bytes alias everything).
+struct CodeWriter {
+  uint8_t* p;
+  void u1(uint32_t v) { *p++ = static_cast<uint8_t>(v); }
+  void u2(uint32_t v) {
+    p[0] = static_cast<uint8_t>(v >> 8);
+    p[1] = static_cast<uint8_t>(v);
+    p += 2;
+  }
+  void u4(uint32_t v) {
+    u2(v >> 16);
+    u2(v & 0xFFFF);
+  }
+};
 
 // The final tables, in offsets, gathered before anything is written.
 struct Tables {
@@ -95,26 +104,41 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
                                                  "RuntimeVisibleTypeAnnotations",
                                                  "RuntimeInvisibleTypeAnnotations"};
 
-// A pool add builds a string key per call (and a whole index on the first); the names are the
-// same for every method, so the last index seen is tried first, and trusted only if it names
-// the same Utf8 in this pool.
-Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
-  thread_local uint16_t cache[kNameSlots] = {};
-  uint16_t cached = cache[slot];
-  if (cached != 0) {
-    auto text = pool.utf8(cached);
-    if (text && *text == kNames[slot]) return cached;
+// The attribute names' indices in the last pool seen on this thread, found by one scan of
+// the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
+// class asks for the same few names.
+// The slot whose name has this length, or -1.
+int slot_by_length(size_t length) {
+  for (int slot = 0; slot < kNameSlots; ++slot) {
+    if (kNames[slot].size() == length) return slot;
   }
-  // A scan is cheaper than the string-keyed index the pool would build on its first add.
-  for (uint32_t i = 1; i < pool.count(); ++i) {
-    const CpEntry* e = pool.entry(i);
-    if (e != nullptr && e->tag == CpTag::kUtf8 && e->utf8 == kNames[slot]) {
-      cache[slot] = static_cast<uint16_t>(i);
-      return cache[slot];
+  return -1;
+}
+
+struct NameCache {
+  uint64_t pool_id = 0;
+  uint16_t index[kNameSlots] = {};
+
+  void scan(const ConstantPool& pool) {
+    pool_id = pool.id();
+    std::fill(std::begin(index), std::end(index), uint16_t{0});
+    for (uint32_t i = 1; i < pool.count(); ++i) {
+      const CpEntry* e = pool.entry(i);
+      if (e == nullptr || e->tag != CpTag::kUtf8) continue;
+      int slot = slot_by_length(e->utf8.size());  // the names' lengths all differ
+      if (slot >= 0 && index[slot] == 0 && e->utf8 == kNames[slot]) {
+        index[slot] = static_cast<uint16_t>(i);
+      }
     }
   }
+};
+
+Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
+  thread_local NameCache cache;
+  if (cache.pool_id != pool.id()) cache.scan(pool);
+  if (cache.index[slot] != 0) return cache.index[slot];
   auto added = pool.add_utf8(kNames[slot]);
-  if (added) cache[slot] = added.value();
+  if (added) cache.index[slot] = added.value();
   return added;
 }
 
@@ -125,8 +149,10 @@ struct Scratch {
   std::vector<uint32_t> size;
   std::vector<uint8_t> widened;
   std::vector<uint32_t> short_branches;
+  std::vector<uint32_t> targeted;
   std::vector<uint8_t> need_frame;
   std::vector<OffsetFrame> frames;
+  std::vector<LabelId> missing;
   Tables tables;
 };
 
@@ -144,13 +170,14 @@ class Assembler {
  private:
   // Layout.
   Status layout();
-  Status size_all();
+  Status size_and_place();
+  Status place_label(const Insn& insn, size_t index, int64_t off);
+  uint32_t quick_size(const Insn& insn) const;
   Result<uint32_t> base_size(const Insn& insn, size_t index);
   Result<uint32_t> local_size(const Insn& insn, size_t index);
   Result<uint32_t> switch_size(const Insn& insn, size_t index);
   Status fix_invokeinterface_count(Insn& insn, size_t index);
   Status check_label(LabelId id, const Insn& insn, size_t index);
-  Status check_labels_placed_once();
   void place();
   Status check_targets_placed() const;
   bool widen();
@@ -182,11 +209,11 @@ class Assembler {
                            CodeTypeAnnotation& out) const;
 
   // Output.
-  void emit_code(ByteWriter& w) const;
-  void emit_insn(ByteWriter& w, const Insn& insn, size_t index) const;
-  void emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const;
-  void emit_local(ByteWriter& w, const Insn& insn, size_t index) const;
-  void emit_switch(ByteWriter& w, const Insn& insn, size_t index) const;
+  void emit_code(CodeWriter& w) const;
+  void emit_insn(CodeWriter& w, const Insn& insn, size_t index) const;
+  void emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32_t disp) const;
+  void emit_local(CodeWriter& w, const Insn& insn, size_t index) const;
+  void emit_switch(CodeWriter& w, const Insn& insn, size_t index) const;
   Status attribute_header(ByteWriter& w, int slot, size_t length);
   Status write_locals(ByteWriter& w, int slot, const std::vector<LocalVariableEntry>& vars);
   Status write_tables(ByteWriter& w, const Tables& t, uint32_t& count);
@@ -201,7 +228,8 @@ class Assembler {
   std::vector<int32_t> offset_;                       // by insn: bytecode offset, -1 for labels
   std::vector<int32_t> label_offset_;                 // by label
   std::vector<uint32_t>& short_branches_ = scratch_.short_branches;  // branches with s2 offsets
-  std::vector<uint8_t>& need_frame_ = scratch_.need_frame;           // by label
+  std::vector<uint32_t>& targeted_ = scratch_.targeted;     // branches and switches, by insn index
+  std::vector<uint8_t>& need_frame_ = scratch_.need_frame;  // by label
   int64_t length_ = 0;
   size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
   std::vector<std::string> notes_;
@@ -264,6 +292,25 @@ Status Assembler::fix_invokeinterface_count(Insn& insn, size_t index) {
   return Ok{};
 }
 
+// base_size for the common forms whose operands are plainly in range; 0 sends the others
+// (and every error) to base_size.
+uint32_t Assembler::quick_size(const Insn& insn) const {
+  if (insn.opcode > 0xFF || insn.wide) return 0;
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  switch (info.shape) {
+    case OperandShape::kNone:
+      return 1;
+    case OperandShape::kLocal:
+      return in_range(insn.a, 0, 255) ? 2 : 0;
+    case OperandShape::kCp:
+      return in_range(insn.a, 1, 65535) ? 3 : 0;
+    case OperandShape::kBranch:
+      return insn.target < ir_.labels.size() ? 3 : 0;
+    default:
+      return 0;
+  }
+}
+
 Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   if (insn.is_label()) return 0u;
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
@@ -307,42 +354,61 @@ Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   return insn_error(insn, index, "opcode " + std::to_string(insn.opcode) + " cannot be assembled");
 }
 
-Status Assembler::size_all() {
+// Sizes every instruction and places it at the offset the short forms give, checking labels
+// on the way: one pass, since an offset depends only on the instructions before it.
+Status Assembler::size_and_place() {
   size_t n = ir_.insns.size();
-  size_.assign(n, 0);
+  size_.resize(n);
   widened_.assign(n, 0);
   offset_.assign(n, kUnplaced);
+  label_offset_.assign(ir_.labels.size(), kUnplaced);
   short_branches_.clear();
+  targeted_.clear();
+  int64_t off = 0;
   for (size_t i = 0; i < n; ++i) {
     Insn& insn = ir_.insns[i];
+    if (insn.is_label()) {
+      if (auto s = place_label(insn, i, off); !s) return s;
+      continue;
+    }
     if (insn.opcode == op::kInvokeinterface) {
       if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
     }
-    auto size = base_size(insn, i);
-    if (!size) return size.error();
-    size_[i] = size.value();
-    if (!insn.is_label() && opcode_info(opcode_of(insn)).shape == OperandShape::kBranch) {
+    uint32_t size = quick_size(insn);
+    if (size == 0) {
+      auto checked = base_size(insn, i);
+      if (!checked) return checked.error();
+      size = checked.value();
+    }
+    size_[i] = size;
+    offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+    off += size_[i];
+    OperandShape shape = opcode_info(opcode_of(insn)).shape;
+    if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
+      off += switch_padding(offset_[i]);
+      targeted_.push_back(static_cast<uint32_t>(i));
+    } else if (shape == OperandShape::kBranch) {
       short_branches_.push_back(static_cast<uint32_t>(i));
+      targeted_.push_back(static_cast<uint32_t>(i));
+    } else if (shape == OperandShape::kBranchWide) {
+      targeted_.push_back(static_cast<uint32_t>(i));
     }
   }
+  length_ = off;
   return Ok{};
 }
 
-Status Assembler::check_labels_placed_once() {
-  label_offset_.assign(ir_.labels.size(), kUnplaced);
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
-    const Insn& insn = ir_.insns[i];
-    if (!insn.is_label()) continue;
-    if (insn.label() >= ir_.labels.size()) return insn_error(insn, i, "unknown label placed");
-    if (label_offset_[insn.label()] != kUnplaced) {
-      return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
-    }
-    label_offset_[insn.label()] = 0;
+Status Assembler::place_label(const Insn& insn, size_t index, int64_t off) {
+  if (insn.label() >= ir_.labels.size()) return insn_error(insn, index, "unknown label placed");
+  int32_t& at = label_offset_[insn.label()];
+  if (at != kUnplaced) {
+    return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
   }
+  at = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
   return Ok{};
 }
 
-// One pass of offsets under the current widening decisions.
+// Offsets again under the current widening decisions (labels are known to be sound).
 void Assembler::place() {
   int64_t off = 0;
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
@@ -360,9 +426,8 @@ void Assembler::place() {
 }
 
 Status Assembler::check_targets_placed() const {
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+  for (uint32_t i : targeted_) {
     const Insn& insn = ir_.insns[i];
-    if (!uses_target(insn)) continue;
     bool placed = label_offset_[insn.target] != kUnplaced;
     if (placed && is_switch(opcode_of(insn))) {
       for (LabelId t : ir_.switches[insn.switch_index].targets) {
@@ -388,9 +453,7 @@ bool Assembler::widen() {
 }
 
 Status Assembler::layout() {
-  if (auto s = check_labels_placed_once(); !s) return s;
-  if (auto s = size_all(); !s) return s;
-  place();
+  if (auto s = size_and_place(); !s) return s;
   if (auto s = check_targets_placed(); !s) return s;
   // Below 32 KiB every displacement fits s2; above 64 KiB the code fails anyway.
   if (length_ < 32768) return Ok{};
@@ -460,8 +523,8 @@ bool Assembler::label_trampolines() {
 }
 
 void Assembler::mark_frame_needs() {
-  for (const Insn& insn : ir_.insns) {
-    if (!uses_target(insn)) continue;
+  for (uint32_t i : targeted_) {
+    const Insn& insn = ir_.insns[i];
     need_frame_[insn.target] = 1;
     if (!is_switch(opcode_of(insn))) continue;
     for (LabelId t : ir_.switches[insn.switch_index].targets) need_frame_[t] = 1;
@@ -511,6 +574,7 @@ Status Assembler::frame_group(size_t first, size_t end, std::vector<LabelId>* mi
   }
   if (frame == nullptr && needed && missing != nullptr) {
     missing->push_back(ir_.insns[first].label());
+    return Ok{};
   }
   if (out == nullptr) return Ok{};
   if (frame == nullptr) {
@@ -543,8 +607,14 @@ Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<Offse
 }
 
 Status Assembler::build_stack_map(Tables& t) {
-  std::vector<LabelId> missing;
-  if (auto s = gather_frames(&missing, nullptr); !s) return s;
+  // One pass gathers the frames present and lists the missing ones; only when some are
+  // missing (inserted code) are they computed and the frames gathered again.
+  std::vector<LabelId>& missing = scratch_.missing;
+  missing.clear();
+  std::vector<OffsetFrame>& frames = scratch_.frames;
+  frames_used_ = 0;
+  size_t notes_before = notes_.size();
+  if (auto s = gather_frames(&missing, &frames); !s) return s;
   if (!missing.empty()) {
     if (auto s = compute_missing_frames(ir_, pool_, ctx_, missing); !s) return s;
     // Frame computation may insert labels before `new` instructions (Uninitialized types
@@ -553,10 +623,10 @@ Status Assembler::build_stack_map(Tables& t) {
       need_frame_.resize(ir_.labels.size(), 0);
       if (auto s = layout(); !s) return s;
     }
+    frames_used_ = 0;
+    notes_.resize(notes_before);
+    if (auto s = gather_frames(nullptr, &frames); !s) return s;
   }
-  std::vector<OffsetFrame>& frames = scratch_.frames;
-  frames_used_ = 0;
-  if (auto s = gather_frames(nullptr, &frames); !s) return s;
   frames.resize(frames_used_);
   if (frames.empty()) return Ok{};
   auto initial =
@@ -666,7 +736,7 @@ void Assembler::build_annotations(const Tables& t, const std::vector<CodeTypeAnn
 
 // ---- output ----
 
-void Assembler::emit_switch(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_switch(CodeWriter& w, const Insn& insn, size_t index) const {
   int32_t at = offset_[index];
   const SwitchTable& t = ir_.switches[insn.switch_index];
   w.u1(insn.opcode);
@@ -685,7 +755,7 @@ void Assembler::emit_switch(ByteWriter& w, const Insn& insn, size_t index) const
 }
 
 // Writes a short branch; a widened one takes its long form (see widening_growth).
-void Assembler::emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32_t disp) const {
+void Assembler::emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32_t disp) const {
   uint8_t o = opcode_of(insn);
   if (!widened_[index]) {
     w.u1(o);
@@ -703,7 +773,7 @@ void Assembler::emit_branch(ByteWriter& w, const Insn& insn, size_t index, int32
 }
 
 // Loads, stores, ret and iinc: size_ already says whether the wide form was chosen.
-void Assembler::emit_local(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_local(CodeWriter& w, const Insn& insn, size_t index) const {
   bool iinc = insn.opcode == op::kIinc;
   bool wide = size_[index] == (iinc ? 6u : 4u);
   if (wide) w.u1(op::kWide);
@@ -717,7 +787,7 @@ void Assembler::emit_local(ByteWriter& w, const Insn& insn, size_t index) const 
   }
 }
 
-void Assembler::emit_insn(ByteWriter& w, const Insn& insn, size_t index) const {
+void Assembler::emit_insn(CodeWriter& w, const Insn& insn, size_t index) const {
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
   auto a = static_cast<uint32_t>(insn.a);
   switch (info.shape) {
@@ -773,7 +843,7 @@ void Assembler::emit_insn(ByteWriter& w, const Insn& insn, size_t index) const {
   }
 }
 
-void Assembler::emit_code(ByteWriter& w) const {
+void Assembler::emit_code(CodeWriter& w) const {
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
     if (!ir_.insns[i].is_label()) emit_insn(w, ir_.insns[i], i);
   }
@@ -840,7 +910,11 @@ Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& 
   w.u2(max_stack);
   w.u2(ir_.max_locals);
   w.u4(static_cast<uint32_t>(length_));
-  emit_code(w);
+  uint8_t* code = w.append(static_cast<size_t>(length_));
+  CodeWriter cw{code};
+  emit_code(cw);
+  // Sizes and emission follow the same rules; a mismatch would be a bug here, not bad input.
+  if (cw.p != code + length_) return Error::plain("internal error: emitted code length differs");
   w.u2(static_cast<uint32_t>(t.exceptions.size()));
   for (const auto& e : t.exceptions) {
     w.u2(e.start_pc);
@@ -919,7 +993,9 @@ Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const Method
 }
 
 Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
-  MethodContext ctx = MethodContext::of(cf, method);
+  // Reused per thread (see build_code_ir); nothing keeps it past return.
+  thread_local MethodContext ctx;
+  ctx.assign(cf, method);
   auto r = assemble_code(ir, cf.pool, ctx);
   if (!r) return r;
   Attribute* code = cf.find_attribute(method.attributes, "Code");

@@ -7,6 +7,8 @@
 // trailing bytes mean the attribute length and its contents disagree, which is malformed.
 #include "classfile/attributes.h"
 
+#include <algorithm>
+
 #include <string>
 #include <utility>
 
@@ -33,6 +35,13 @@ Status finish(const ByteReader& in, std::string_view what) {
   return Ok{};
 }
 
+// Capacity for `count` entries of `size` bytes, bounded by the bytes left so that a bad
+// count cannot make a large allocation. Tables are decoded for every edited method, and
+// growing one entry at a time would cost several allocations each.
+size_t bounded_count(uint32_t count, size_t size, const ByteReader& in) {
+  return std::min<size_t>(count, in.remaining() / size);
+}
+
 ExceptionTableEntry read_exception_entry(ByteReader& in) {
   ExceptionTableEntry e;
   e.start_pc = in.u2();
@@ -44,6 +53,7 @@ ExceptionTableEntry read_exception_entry(ByteReader& in) {
 
 Status read_exception_table(ByteReader& in, std::vector<ExceptionTableEntry>& out) {
   uint16_t count = in.u2();
+  out.reserve(bounded_count(count, 8, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) out.push_back(read_exception_entry(in));
   if (in.failed()) return truncated(in, "exception table");
   return Ok{};
@@ -53,6 +63,7 @@ Status read_exception_table(ByteReader& in, std::vector<ExceptionTableEntry>& ou
 Status read_nested_attributes(ByteReader& in, const Attribute& parent,
                               std::vector<Attribute>& out) {
   uint16_t count = in.u2();
+  out.reserve(bounded_count(count, 6, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
     Attribute a;
     a.name_index = in.u2();
@@ -119,6 +130,7 @@ Result<std::vector<LineNumberEntry>> decode_line_numbers(std::span<const uint8_t
   ByteReader in(body, file_offset);
   std::vector<LineNumberEntry> entries;
   uint16_t count = in.u2();
+  entries.reserve(bounded_count(count, 4, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
     LineNumberEntry e;
     e.start_pc = in.u2();
@@ -146,6 +158,7 @@ Result<std::vector<LocalVariableEntry>> decode_local_variables(std::span<const u
   ByteReader in(body, file_offset);
   std::vector<LocalVariableEntry> entries;
   uint16_t count = in.u2();
+  entries.reserve(bounded_count(count, 10, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
     LocalVariableEntry e;
     e.start_pc = in.u2();

@@ -81,19 +81,30 @@ class ByteReader {
   bool failed_ = false;
 };
 
+// The buffer is grown ahead of the bytes written (`size_` marks the end of the data), so
+// each write is a bounds check and a store rather than a vector push_back per byte: writing
+// is on the path of every assembled method and every written class.
 class ByteWriter {
  public:
-  void u1(uint32_t v) { out_.push_back(static_cast<uint8_t>(v)); }
+  void u1(uint32_t v) { *grow(1) = static_cast<uint8_t>(v); }
   void u2(uint32_t v) {
-    out_.push_back(static_cast<uint8_t>(v >> 8));
-    out_.push_back(static_cast<uint8_t>(v));
+    uint8_t* p = grow(2);
+    p[0] = static_cast<uint8_t>(v >> 8);
+    p[1] = static_cast<uint8_t>(v);
   }
   void u4(uint32_t v) {
-    u2(v >> 16);
-    u2(v & 0xFFFF);
+    uint8_t* p = grow(4);
+    p[0] = static_cast<uint8_t>(v >> 24);
+    p[1] = static_cast<uint8_t>(v >> 16);
+    p[2] = static_cast<uint8_t>(v >> 8);
+    p[3] = static_cast<uint8_t>(v);
   }
-  void bytes(std::span<const uint8_t> b) { out_.insert(out_.end(), b.begin(), b.end()); }
-  void bytes(std::string_view s) { out_.insert(out_.end(), s.begin(), s.end()); }
+  void bytes(std::span<const uint8_t> b) {
+    if (!b.empty()) std::memcpy(grow(b.size()), b.data(), b.size());
+  }
+  void bytes(std::string_view s) {
+    if (!s.empty()) std::memcpy(grow(s.size()), s.data(), s.size());
+  }
   // Overwrites a u2/u4 written earlier (for lengths known only afterwards).
   void patch_u2(size_t at, uint32_t v) {
     out_[at] = static_cast<uint8_t>(v >> 8);
@@ -103,13 +114,41 @@ class ByteWriter {
     patch_u2(at, v >> 16);
     patch_u2(at + 2, v & 0xFFFF);
   }
-  size_t size() const { return out_.size(); }
-  void reserve(size_t n) { out_.reserve(n); }
-  std::vector<uint8_t>& buffer() { return out_; }
-  std::vector<uint8_t> take() { return std::move(out_); }
+  // Appends n bytes (zero) for the caller to fill through the pointer, which stays valid
+  // until the next write.
+  uint8_t* append(size_t n) { return grow(n); }
+  size_t size() const { return size_; }
+  void reserve(size_t n) {
+    if (n > out_.size()) out_.resize(n);
+  }
+  std::vector<uint8_t>& buffer() {
+    out_.resize(size_);
+    return out_;
+  }
+  std::vector<uint8_t> take() {
+    out_.resize(size_);
+    size_ = 0;
+    std::vector<uint8_t> r = std::move(out_);
+    out_.clear();
+    return r;
+  }
 
  private:
-  std::vector<uint8_t> out_;
+  // Forced inline: it is the body of every write; only the rare expand() is a call.
+  [[gnu::always_inline]] uint8_t* grow(size_t n) {
+    if (out_.size() - size_ < n) expand(n);
+    uint8_t* p = out_.data() + size_;
+    size_ += n;
+    return p;
+  }
+  [[gnu::noinline]] void expand(size_t n) {
+    size_t want = out_.size() * 2;
+    if (want < size_ + n) want = size_ + n;
+    out_.resize(want < 64 ? 64 : want);
+  }
+
+  std::vector<uint8_t> out_;  // out_.size() is the capacity in use; the data ends at size_
+  size_t size_ = 0;
 };
 
 }  // namespace duplex

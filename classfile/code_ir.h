@@ -141,6 +141,9 @@ struct MethodContext {
   uint16_t major_version = 0;
 
   static MethodContext of(const ClassFile& cf, const Member& method);
+  // The same, into an existing context: its strings keep their capacity, so a context
+  // reused across methods costs no allocation.
+  void assign(const ClassFile& cf, const Member& method);
   std::string method_id() const { return method_name + descriptor; }
 };
 

@@ -7,6 +7,7 @@
 // a backward in-place sweep inserts the label pseudo-instructions and turns offsets into ids.
 // Everything is kept in flat vectors indexed by offset so that building costs a few
 // allocations per method, not per instruction.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,12 +20,16 @@ namespace duplex {
 
 MethodContext MethodContext::of(const ClassFile& cf, const Member& method) {
   MethodContext ctx;
-  ctx.class_name = cf.name();
-  ctx.method_name = std::string(cf.member_name(method));
-  ctx.descriptor = std::string(cf.member_descriptor(method));
-  ctx.access_flags = method.access_flags;
-  ctx.major_version = cf.major_version;
+  ctx.assign(cf, method);
   return ctx;
+}
+
+void MethodContext::assign(const ClassFile& cf, const Member& method) {
+  class_name.assign(cf.pool.class_name(cf.this_class).value_or("<unknown>"));
+  method_name.assign(cf.member_name(method));
+  descriptor.assign(cf.member_descriptor(method));
+  access_flags = method.access_flags;
+  major_version = cf.major_version;
 }
 
 namespace {
@@ -69,6 +74,7 @@ class Builder {
 
  private:
   Status decode_instructions();
+  uint32_t decode_simple(uint32_t at, Insn& insn) const;
   Status decode_one(ByteReader& in, uint32_t at, Insn& insn);
   Status decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn);
   Status decode_switch(ByteReader& in, uint32_t at, Insn& insn);
@@ -94,6 +100,12 @@ class Builder {
   void resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
                                 std::vector<CodeTypeAnnotationIR>& out);
   LabelId at(uint32_t offset) const { return label_at_[offset]; }
+  // Marks an offset (already checked) as needing a label, counting the distinct ones.
+  void want(uint32_t offset) {
+    LabelId& l = label_at_[offset];
+    wanted_ += l != kWanted ? 1 : 0;
+    l = kWanted;
+  }
 
   ClassFile& cf_;
   const MethodContext& ctx_;
@@ -111,6 +123,7 @@ class Builder {
   }
   std::vector<uint8_t>& starts_ = scratch().starts;
   std::vector<LabelId>& label_at_ = scratch().label_at;
+  size_t wanted_ = 0;  // offsets marked kWanted
 };
 
 Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {
@@ -237,17 +250,64 @@ Status Builder::decode_one(ByteReader& in, uint32_t at, Insn& insn) {
   return Ok{};
 }
 
+// Decodes the common fixed-length forms straight from the bytes and returns the length; 0
+// leaves the instruction to decode_one (switches, wide, the longer invoke forms, anything
+// truncated or out of range, which decode_one then reports).
+uint32_t Builder::decode_simple(uint32_t at, Insn& insn) const {
+  const uint8_t* b = code_.code.data() + at;
+  const OpcodeInfo& info = opcode_info(b[0]);
+  if (info.length == 0 || at + info.length > len_) return 0;
+  auto u2 = [b] { return static_cast<uint16_t>(b[1] << 8 | b[2]); };
+  switch (info.shape) {
+    case OperandShape::kNone:
+      break;
+    case OperandShape::kByte:
+      insn.a = b[0] == op::kBipush ? static_cast<int8_t>(b[1]) : b[1];
+      break;
+    case OperandShape::kShort:
+      insn.a = static_cast<int16_t>(u2());
+      break;
+    case OperandShape::kLocal:
+    case OperandShape::kCpByte:
+      insn.a = b[1];
+      break;
+    case OperandShape::kIinc:
+      insn.a = b[1];
+      insn.b = static_cast<int8_t>(b[2]);
+      break;
+    case OperandShape::kCp:
+      insn.a = u2();
+      break;
+    case OperandShape::kBranch: {
+      int64_t target = int64_t{at} + static_cast<int16_t>(u2());
+      if (target < 0 || target >= len_) return 0;
+      insn.target = static_cast<LabelId>(target);
+      break;
+    }
+    default:
+      return 0;
+  }
+  insn.opcode = b[0];
+  insn.original_offset = static_cast<int32_t>(at);
+  return info.length;
+}
+
 Status Builder::decode_instructions() {
   starts_.assign(len_ + 1, 0);
   starts_[len_] = 1;  // the end position is a valid (exclusive) range end
   ir_.insns.reserve(len_ / 2 + 4);
   ByteReader in(code_.code);
-  while (!in.at_end()) {
-    uint32_t pos = static_cast<uint32_t>(in.pos());
+  for (uint32_t pos = 0; pos < len_;) {
     starts_[pos] = 1;
     Insn insn;
-    if (auto s = decode_one(in, pos, insn); !s) return s;
+    uint32_t length = decode_simple(pos, insn);
+    if (length == 0) {
+      in.seek(pos);
+      if (auto s = decode_one(in, pos, insn); !s) return s;
+      length = static_cast<uint32_t>(in.pos()) - pos;
+    }
     ir_.insns.push_back(insn);
+    pos += length;
   }
   // The verifier rejects code whose last instruction can fall through past the end.
   const Insn& last = ir_.insns.back();
@@ -264,7 +324,7 @@ Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
   if (!starts_[offset]) {
     return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
   }
-  label_at_[offset] = kWanted;
+  want(static_cast<uint32_t>(offset));
   return Ok{};
 }
 
@@ -276,14 +336,14 @@ Status Builder::mark_branches() {
       return Error::at_code(at, "branch target " + std::to_string(insn.target) +
                                     " is in the middle of an instruction");
     }
-    if (has_target) label_at_[insn.target] = kWanted;
+    if (has_target) want(insn.target);
     if (!is_switch(static_cast<uint8_t>(insn.opcode))) continue;
     for (LabelId t : ir_.switches[insn.switch_index].targets) {
       if (!starts_[t]) {
         return Error::at_code(
             at, "switch target " + std::to_string(t) + " is in the middle of an instruction");
       }
-      label_at_[t] = kWanted;
+      want(t);
     }
   }
   return Ok{};
@@ -304,7 +364,7 @@ Status Builder::mark_frame_types(const Frame& f) {
       if (v.data >= len_ || !starts_[v.data] || code_.code[v.data] != op::kNew) {
         return Error::at_code(v.data, "Uninitialized frame entry does not name a `new`");
       }
-      label_at_[v.data] = kWanted;
+      want(v.data);
     }
   }
   return Ok{};
@@ -353,6 +413,7 @@ Status Builder::mark_tables(const RawTables& t) {
 
 // Ids follow offsets, so labels read in code order in disassembly and tests.
 void Builder::assign_labels() {
+  ir_.labels.reserve(wanted_);
   for (uint32_t off = 0; off <= len_; ++off) {
     if (label_at_[off] != kWanted) continue;
     LabelId id = ir_.new_label();
@@ -455,6 +516,10 @@ Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeType
 template <class T>
 Status append_decoded(Result<std::vector<T>> r, std::vector<T>& out) {
   if (!r) return r.error();
+  if (out.empty()) {
+    out = std::move(r.value());  // the usual case: one attribute of the kind
+    return Ok{};
+  }
   out.insert(out.end(), r.value().begin(), r.value().end());
   return Ok{};
 }
@@ -502,7 +567,9 @@ Result<CodeIR> Builder::run() {
 }  // namespace
 
 Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
-  MethodContext ctx = MethodContext::of(cf, method);
+  // Reused per thread (building runs for every edited method); nothing keeps it past return.
+  thread_local MethodContext ctx;
+  ctx.assign(cf, method);
   auto fail = [&](Error e) { return std::move(e.in(ctx.class_name, ctx.method_id())); };
   const Attribute* attr = cf.find_attribute(method.attributes, "Code");
   if (attr == nullptr) return fail(Error::plain("method has no Code attribute"));

@@ -1,5 +1,6 @@
 #include "classfile/constant_pool.h"
 
+#include <atomic>
 #include <cstring>
 
 namespace duplex {
@@ -19,7 +20,8 @@ bool read_entry_body(ByteReader& in, CpEntry& e) {
     case CpTag::kUtf8: {
       uint16_t len = in.u2();
       auto bytes = in.bytes(len);
-      e.utf8.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+      // A view of the input for now; ConstantPool::parse copies all texts at the end.
+      e.utf8 = std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size());
       return true;
     }
     case CpTag::kInteger:
@@ -54,6 +56,18 @@ bool read_entry_body(ByteReader& in, CpEntry& e) {
     default:
       return false;
   }
+}
+
+// The file offset of entry `index`, read again from `in` (positioned at the first entry) for
+// an error message, so that parsing keeps no per-entry offsets.
+size_t entry_offset(ByteReader in, uint32_t index) {
+  for (uint32_t i = 1; i < index; ++i) {
+    CpEntry e;
+    e.tag = static_cast<CpTag>(in.u1());
+    read_entry_body(in, e);
+    if (is_wide(e.tag)) ++i;
+  }
+  return in.absolute_pos();
 }
 
 }  // namespace
@@ -102,28 +116,83 @@ const char* cp_tag_name(CpTag tag) {
 
 ConstantPool::ConstantPool() : entries_(1) {}
 
+ConstantPool::ConstantPool(const ConstantPool& other)
+    : entries_(other.entries_),
+      slots_(other.slots_),
+      indexed_count_(other.indexed_count_),
+      indexed_(other.indexed_),
+      class_slots_(other.class_slots_),
+      class_count_(other.class_count_) {
+  own_text();
+}
+
+ConstantPool& ConstantPool::operator=(const ConstantPool& other) {
+  if (this != &other) *this = ConstantPool(other);
+  return *this;
+}
+
+// After parsing: the Utf8 views are in increasing order within the input, so the bytes from
+// the first text to the end of the last are copied at once and the views moved over.
+void ConstantPool::own_parsed_text() {
+  const char* lo = nullptr;
+  const char* hi = nullptr;
+  for (const CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    if (lo == nullptr) lo = e.utf8.data();
+    hi = e.utf8.data() + e.utf8.size();
+  }
+  parsed_text_.assign(lo, hi);
+  for (CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    e.utf8 = std::string_view(parsed_text_.data() + (e.utf8.data() - lo), e.utf8.size());
+  }
+}
+
+// Copies every Utf8 text into one new buffer and points the entries at it. Used after
+// parsing (the views are into the input) and after copying (they are into the other pool).
+void ConstantPool::own_text() {
+  size_t total = 0;
+  for (const CpEntry& e : entries_) total += e.tag == CpTag::kUtf8 ? e.utf8.size() : 0;
+  std::vector<char> text(total);
+  char* p = text.data();
+  for (CpEntry& e : entries_) {
+    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    std::memcpy(p, e.utf8.data(), e.utf8.size());
+    e.utf8 = std::string_view(p, e.utf8.size());
+    p += e.utf8.size();
+  }
+  parsed_text_ = std::move(text);
+  added_text_.clear();
+}
+
+uint64_t ConstantPool::Id::next() {
+  static std::atomic<uint64_t> counter{0};
+  return counter.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
 Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   ConstantPool pool;
   size_t count_at = in.absolute_pos();
   uint16_t count = in.u2();
   if (in.failed()) return Error::at_file(in.failure_offset(), "truncated before the constant pool");
   if (count == 0) return Error::at_file(count_at, "constant_pool_count is 0");
+  // Headroom, so that the first entries an edit adds do not move every parsed entry.
+  pool.entries_.reserve(count + 16u);
   pool.entries_.resize(count);
-  std::vector<size_t> offsets(count, 0);
+  ByteReader start = in;  // to find an entry's offset again for an error message
   for (uint32_t i = 1; i < count; ++i) {
-    offsets[i] = in.absolute_pos();
+    size_t at = in.absolute_pos();
     CpEntry& e = pool.entries_[i];
     e.tag = static_cast<CpTag>(in.u1());
     if (in.failed()) break;
     if (!read_entry_body(in, e)) {
-      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
-                                            ": unknown tag " +
-                                            std::to_string(static_cast<int>(e.tag)));
+      return Error::at_file(at, "constant pool entry #" + std::to_string(i) + ": unknown tag " +
+                                    std::to_string(static_cast<int>(e.tag)));
     }
     if (is_wide(e.tag)) {
       if (i + 1 >= count) {
-        return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) +
-                                              ": Long/Double takes the last slot");
+        return Error::at_file(
+            at, "constant pool entry #" + std::to_string(i) + ": Long/Double takes the last slot");
       }
       ++i;  // the slot after a Long or Double is unusable
     }
@@ -131,10 +200,12 @@ Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   if (in.failed()) {
     return Error::at_file(in.failure_offset(), "truncated inside the constant pool");
   }
+  pool.own_parsed_text();
   for (uint32_t i = 1; i < count; ++i) {
     if (auto err = pool.check_references(i)) {
-      return Error::at_file(offsets[i], "constant pool entry #" + std::to_string(i) + " (" +
-                                            cp_tag_name(pool.entries_[i].tag) + "): " + *err);
+      return Error::at_file(entry_offset(start, i), "constant pool entry #" + std::to_string(i) +
+                                                        " (" + cp_tag_name(pool.entries_[i].tag) +
+                                                        "): " + *err);
     }
   }
   return pool;
@@ -219,12 +290,6 @@ void ConstantPool::write(ByteWriter& out) const {
   }
 }
 
-const CpEntry* ConstantPool::entry(uint32_t index) const {
-  if (index == 0 || index >= entries_.size()) return nullptr;
-  const CpEntry& e = entries_[index];
-  return e.tag == CpTag::kUnusable ? nullptr : &e;
-}
-
 CpTag ConstantPool::tag(uint32_t index) const {
   const CpEntry* e = entry(index);
   return e ? e->tag : CpTag::kUnusable;
@@ -273,14 +338,16 @@ std::optional<ConstantPool::DynamicRef> ConstantPool::dynamic_ref(uint32_t index
 
 size_t ConstantPool::hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits,
                              std::string_view utf8) {
-  size_t h = std::hash<std::string_view>{}(utf8);
-  auto mix = [&h](uint64_t v) {
-    h ^= std::hash<uint64_t>{}(v) + 0x9E3779B97F4A7C15ULL + (h << 6) + (h >> 2);
-  };
-  mix(static_cast<uint64_t>(tag));
-  mix(static_cast<uint64_t>(a) << 16 | b);
-  mix(bits);
-  return h;
+  // Only Utf8 entries have text; the others hash their fields alone (no call into the
+  // byte hash for an empty string).
+  uint64_t h = tag == CpTag::kUtf8 ? std::hash<std::string_view>{}(utf8) : 0;
+  h ^= (static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(a) << 16 | b) +
+       0x9E3779B97F4A7C15ULL;
+  h ^= bits * 0xC2B2AE3D27D4EB4FULL;
+  // Final mix (from splitmix64) so that the low bits, which pick the slot, depend on all.
+  h = (h ^ (h >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  h = (h ^ (h >> 27)) * 0x94D049BB133111EBULL;
+  return static_cast<size_t>(h ^ (h >> 31));
 }
 
 size_t ConstantPool::hash_of(const CpEntry& e) {
@@ -289,32 +356,46 @@ size_t ConstantPool::hash_of(const CpEntry& e) {
 
 std::optional<uint16_t> ConstantPool::find(const CpEntry& e) const {
   build_index();
-  auto [first, last] = index_.equal_range(hash_of(e));
-  for (auto it = first; it != last; ++it) {
-    const CpEntry& c = entries_[it->second];
+  size_t mask = slots_.size() - 1;
+  for (size_t s = hash_of(e) & mask;; s = (s + 1) & mask) {
+    uint16_t i = slots_[s];
+    if (i == 0) return std::nullopt;
+    const CpEntry& c = entries_[i];
     if (c.tag == e.tag && c.a == e.a && c.b == e.b && c.bits == e.bits && c.utf8 == e.utf8) {
-      return it->second;
+      return i;
     }
   }
-  return std::nullopt;
 }
 
 std::optional<uint16_t> ConstantPool::find_utf8(std::string_view text) const {
   build_index();
-  auto [first, last] = index_.equal_range(hash_of(CpTag::kUtf8, 0, 0, 0, text));
-  for (auto it = first; it != last; ++it) {
-    const CpEntry& c = entries_[it->second];
-    if (c.tag == CpTag::kUtf8 && c.utf8 == text) return it->second;
+  size_t mask = slots_.size() - 1;
+  for (size_t s = hash_of(CpTag::kUtf8, 0, 0, 0, text) & mask;; s = (s + 1) & mask) {
+    uint16_t i = slots_[s];
+    if (i == 0) return std::nullopt;
+    const CpEntry& c = entries_[i];
+    if (c.tag == CpTag::kUtf8 && c.utf8 == text) return i;
   }
-  return std::nullopt;
+}
+
+// Linear probing; the table is kept at most half full, so probes stay short and a free slot
+// always ends a search.
+void ConstantPool::index_insert(uint16_t index) const {
+  size_t mask = slots_.size() - 1;
+  size_t s = hash_of(entries_[index]) & mask;
+  while (slots_[s] != 0) s = (s + 1) & mask;
+  slots_[s] = index;
+  ++indexed_count_;
 }
 
 void ConstantPool::build_index() const {
-  if (indexed_) return;
-  index_.reserve(entries_.size() * 2);
+  if (indexed_ && (indexed_count_ + 1) * 2 <= slots_.size()) return;
+  size_t size = 64;
+  while (size < entries_.size() * 2 + 2) size *= 2;
+  slots_.assign(size, 0);
+  indexed_count_ = 0;
   for (size_t i = 1; i < entries_.size(); ++i) {
-    if (entries_[i].tag == CpTag::kUnusable) continue;
-    index_.emplace(hash_of(entries_[i]), static_cast<uint16_t>(i));
+    if (entries_[i].tag != CpTag::kUnusable) index_insert(static_cast<uint16_t>(i));
   }
   indexed_ = true;
 }
@@ -333,8 +414,16 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   }
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
+  if (entry.tag == CpTag::kUtf8) entries_.back().utf8 = added_text_.emplace_back(entry.utf8);
   if (slots == 2) entries_.emplace_back();
-  index_.emplace(hash_of(entry), index);
+  index_insert(index);
+  if (entry.tag == CpTag::kClass && !class_slots_.empty()) {
+    if ((class_count_ + 1) * 2 > class_slots_.size()) {
+      build_class_index();  // sized for the new entry too, which it already holds
+    } else {
+      class_index_insert(index);
+    }
+  }
   return index;
 }
 
@@ -342,7 +431,7 @@ Result<uint16_t> ConstantPool::add_utf8(std::string_view modified_utf8) {
   if (auto existing = find_utf8(modified_utf8)) return *existing;  // no string copy
   CpEntry e;
   e.tag = CpTag::kUtf8;
-  e.utf8 = std::string(modified_utf8);
+  e.utf8 = modified_utf8;  // add() copies it
   return add(e);
 }
 
@@ -356,7 +445,42 @@ Result<uint16_t> ConstantPool::add_ref1(CpTag tag, std::string_view utf8_text) {
 }
 
 Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
+  if (auto existing = find_class(internal_name)) return *existing;
   return add_ref1(CpTag::kClass, internal_name);
+}
+
+std::optional<uint16_t> ConstantPool::find_class(std::string_view name) const {
+  if (class_slots_.empty()) build_class_index();
+  size_t mask = class_slots_.size() - 1;
+  for (size_t s = std::hash<std::string_view>{}(name)&mask;; s = (s + 1) & mask) {
+    uint16_t i = class_slots_[s];
+    if (i == 0) return std::nullopt;
+    if (entries_[entries_[i].a].utf8 == name) return i;
+  }
+}
+
+// add() takes any entry, so a Class whose name is not (yet) a Utf8 is left out: looking it
+// up by name would be meaningless, and missing it only means a slower path in add_class.
+void ConstantPool::class_index_insert(uint16_t index) const {
+  uint16_t name = entries_[index].a;
+  if (name >= entries_.size() || entries_[name].tag != CpTag::kUtf8) return;
+  size_t mask = class_slots_.size() - 1;
+  size_t s = std::hash<std::string_view>{}(entries_[name].utf8) & mask;
+  while (class_slots_[s] != 0) s = (s + 1) & mask;
+  class_slots_[s] = index;
+  ++class_count_;
+}
+
+void ConstantPool::build_class_index() const {
+  uint32_t classes = 0;
+  for (const CpEntry& e : entries_) classes += e.tag == CpTag::kClass ? 1 : 0;
+  size_t size = 16;
+  while (size < classes * 2 + 2) size *= 2;
+  class_slots_.assign(size, 0);
+  class_count_ = 0;
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    if (entries_[i].tag == CpTag::kClass) class_index_insert(static_cast<uint16_t>(i));
+  }
 }
 
 Result<uint16_t> ConstantPool::add_string(std::string_view modified_utf8) {

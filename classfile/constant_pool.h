@@ -4,10 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "classfile/bytes.h"
@@ -49,7 +49,10 @@ struct CpEntry {
   uint16_t a = 0;
   uint16_t b = 0;
   uint64_t bits = 0;  // Integer/Float: low 32 bits; Long/Double: all 64
-  std::string utf8;   // Utf8: the raw modified-UTF-8 bytes
+  // Utf8: the raw modified-UTF-8 bytes. In a pool's entries this views text the pool owns
+  // (one buffer for the parsed entries, so parsing allocates once rather than per string);
+  // an entry given to add() may view anything alive during the call.
+  std::string_view utf8;
 };
 
 // A symbolic member reference resolved through the pool.
@@ -62,6 +65,11 @@ struct MemberRef {
 class ConstantPool {
  public:
   ConstantPool();
+  // Copies own their text (the Utf8 views are re-pointed); moves keep the buffers.
+  ConstantPool(const ConstantPool& other);
+  ConstantPool& operator=(const ConstantPool& other);
+  ConstantPool(ConstantPool&&) noexcept = default;
+  ConstantPool& operator=(ConstantPool&&) noexcept = default;
 
   // Parses constant_pool_count and the entries. Checks every cross-reference's index and tag.
   static Result<ConstantPool> parse(ByteReader& in);
@@ -69,7 +77,11 @@ class ConstantPool {
 
   // constant_pool_count as written in the class file (entries + 1).
   uint16_t count() const { return static_cast<uint16_t>(entries_.size()); }
-  const CpEntry* entry(uint32_t index) const;
+  const CpEntry* entry(uint32_t index) const {
+    if (index == 0 || index >= entries_.size()) return nullptr;
+    const CpEntry& e = entries_[index];
+    return e.tag == CpTag::kUnusable ? nullptr : &e;
+  }
   CpTag tag(uint32_t index) const;
 
   // Checked accessors: nullopt when the index is out of range or has the wrong tag.
@@ -106,22 +118,58 @@ class ConstantPool {
 
   static constexpr uint32_t kMaxCount = 65535;  // constant_pool_count is a u2
 
+  // Identifies this pool object for caches of derived data (see initial_frame): a copy, a
+  // moved-to pool and a new pool get a new id, and entries are only ever appended, so
+  // (id(), count()) names one exact pool state.
+  uint64_t id() const { return id_.value; }
+
  private:
   static size_t hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits, std::string_view utf8);
   static size_t hash_of(const CpEntry& e);
   std::optional<uint16_t> find(const CpEntry& e) const;
   std::optional<uint16_t> find_utf8(std::string_view text) const;
   void build_index() const;
+  void index_insert(uint16_t index) const;
+  std::optional<uint16_t> find_class(std::string_view name) const;
+  void build_class_index() const;
+  void class_index_insert(uint16_t index) const;
   std::optional<std::string> check_references(uint32_t index) const;
   Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
   Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
                               std::string_view desc);
 
+  struct Id {
+    uint64_t value = next();
+    Id() = default;
+    Id(const Id&) : value(next()) {}
+    Id& operator=(const Id&) {
+      value = next();
+      return *this;
+    }
+    static uint64_t next();
+  };
+
+  void own_text();
+  void own_parsed_text();
+
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
-  // Hash of an entry's contents -> indices, built on the first add. Keyed by hash (no
-  // string copies): lookups compare the candidates' contents.
-  mutable std::unordered_multimap<size_t, uint16_t> index_;
+  Id id_;
+  // The text of Utf8 entries: parsed ones in one buffer, added ones each in its own string
+  // (a deque never moves its elements, so views stay valid as it grows).
+  std::vector<char> parsed_text_;
+  std::deque<std::string> added_text_;
+  // Open-addressing hash set of entry indices (0 = empty slot), hashed by contents and
+  // built on the first add; lookups compare the candidates' contents. A flat table of u2
+  // costs one allocation per pool where a node-based map cost one per entry, and pools are
+  // indexed once per class the rewriter touches.
+  mutable std::vector<uint16_t> slots_;
+  mutable uint32_t indexed_count_ = 0;  // entries in slots_
   mutable bool indexed_ = false;
+  // Class entries by name, the same kind of table. add_class looks here first: the entry
+  // frame of every method asks for its parameters' classes, which a pool usually has
+  // already, and indexing only the Class entries is far cheaper than indexing every entry.
+  mutable std::vector<uint16_t> class_slots_;  // empty until the first add_class
+  mutable uint32_t class_count_ = 0;
 };
 
 // Modified UTF-8 (JVMS 4.4.7) to standard UTF-8, for display. Malformed bytes become U+FFFD.

@@ -1,6 +1,7 @@
 #include "classfile/opcodes.h"
 
 #include <array>
+#include <cstddef>
 
 namespace duplex {
 namespace {
@@ -215,31 +216,18 @@ constexpr std::array<OpcodeInfo, 202> kOpcodes{{
 
 }  // namespace
 
-const OpcodeInfo& opcode_info(uint8_t opcode) {
-  return opcode < kOpcodes.size() ? kOpcodes[opcode] : kInvalidInfo;
+namespace detail {
+namespace {
+constexpr std::array<OpcodeInfo, 256> full_table() {
+  std::array<OpcodeInfo, 256> t{};
+  for (std::size_t i = 0; i < t.size(); ++i)
+    t[i] = i < kOpcodes.size() ? kOpcodes[i] : kInvalidInfo;
+  return t;
 }
-
-bool is_conditional_branch(uint8_t opcode) {
-  return (opcode >= op::kIfeq && opcode <= op::kIfAcmpne) || opcode == op::kIfnull ||
-         opcode == op::kIfnonnull;
-}
-
-bool is_unconditional_jump(uint8_t opcode) {
-  return opcode == op::kGoto || opcode == op::kGotoW;
-}
-
-bool is_return(uint8_t opcode) {
-  return opcode >= op::kIreturn && opcode <= op::kReturn;
-}
-
-bool is_switch(uint8_t opcode) {
-  return opcode == op::kTableswitch || opcode == op::kLookupswitch;
-}
-
-bool ends_block(uint8_t opcode) {
-  return is_unconditional_jump(opcode) || is_return(opcode) || is_switch(opcode) ||
-         opcode == op::kAthrow || opcode == op::kRet;
-}
+}  // namespace
+// Constant-initialised, so callers in other translation units never see it empty.
+constinit const std::array<OpcodeInfo, 256> kOpcodeTable = full_table();
+}  // namespace detail
 
 uint8_t invert_condition(uint8_t opcode) {
   if (opcode == op::kIfnull) return op::kIfnonnull;

@@ -1,6 +1,7 @@
 // The JVM instruction set (JVMS 6.5): names, operand shapes and control-flow kinds.
 #pragma once
 
+#include <array>
 #include <cstdint>
 
 namespace duplex {
@@ -56,14 +57,38 @@ struct OpcodeInfo {
   uint8_t length;  // fixed length in bytes including the opcode; 0 for switches/wide
 };
 
-const OpcodeInfo& opcode_info(uint8_t opcode);
+namespace detail {
+// All 256 byte values; undefined opcodes have shape kInvalid. Defined in opcodes.cpp and
+// declared here so the lookups below inline into the per-instruction loops.
+extern const std::array<OpcodeInfo, 256> kOpcodeTable;
+}  // namespace detail
 
-bool is_conditional_branch(uint8_t opcode);  // if*, ifnull, ifnonnull
-bool is_unconditional_jump(uint8_t opcode);  // goto, goto_w
-bool is_return(uint8_t opcode);              // ireturn..return
-bool is_switch(uint8_t opcode);
-// Control never falls through to the next instruction.
-bool ends_block(uint8_t opcode);  // goto(_w), returns, athrow, switches, ret
+inline const OpcodeInfo& opcode_info(uint8_t opcode) {
+  return detail::kOpcodeTable[opcode];
+}
+
+// if*, ifnull, ifnonnull
+inline bool is_conditional_branch(uint8_t opcode) {
+  return (opcode >= op::kIfeq && opcode <= op::kIfAcmpne) || opcode == op::kIfnull ||
+         opcode == op::kIfnonnull;
+}
+// goto, goto_w
+inline bool is_unconditional_jump(uint8_t opcode) {
+  return opcode == op::kGoto || opcode == op::kGotoW;
+}
+// ireturn..return
+inline bool is_return(uint8_t opcode) {
+  return opcode >= op::kIreturn && opcode <= op::kReturn;
+}
+inline bool is_switch(uint8_t opcode) {
+  return opcode == op::kTableswitch || opcode == op::kLookupswitch;
+}
+// Control never falls through to the next instruction: goto(_w), returns, athrow, switches,
+// ret.
+inline bool ends_block(uint8_t opcode) {
+  return is_unconditional_jump(opcode) || is_return(opcode) || is_switch(opcode) ||
+         opcode == op::kAthrow || opcode == op::kRet;
+}
 // The conditional branch that tests the opposite condition (ifeq <-> ifne, ...).
 uint8_t invert_condition(uint8_t opcode);
 

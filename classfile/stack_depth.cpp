@@ -126,10 +126,34 @@ constexpr Effect effect_of(uint8_t o) {
   return e.pop != kVar ? e : object_effect(o);
 }
 
+// What the walk needs to know of an opcode besides its effect, in one table look-up.
+enum Kind : uint8_t {
+  kPlain,    // falls through, no other successor
+  kBranch,   // branch (short or wide): target and fall-through (goto: target only)
+  kJsr,      // jsr, jsr_w
+  kSwitch,   // tableswitch, lookupswitch
+  kEnds,     // returns, athrow, ret: no successor
+  kInvalid,  // not an opcode the IR may hold (undefined, or the wide prefix)
+};
+
 struct EffectTable {
   Effect e[256];
-  constexpr EffectTable() : e{} {
-    for (int o = 0; o < 256; ++o) e[o] = effect_of(static_cast<uint8_t>(o));
+  Kind kind[256];
+  constexpr EffectTable() : e{}, kind{} {
+    for (int o = 0; o < 256; ++o) {
+      e[o] = effect_of(static_cast<uint8_t>(o));
+      kind[o] = kind_of(static_cast<uint8_t>(o));
+    }
+  }
+  static constexpr Kind kind_of(uint8_t o) {
+    if (o == op::kJsr || o == op::kJsrW) return kJsr;
+    if (o == op::kTableswitch || o == op::kLookupswitch) return kSwitch;
+    if ((o >= op::kIfeq && o <= op::kGoto) || o == op::kIfnull || o == op::kIfnonnull ||
+        o == op::kGotoW)
+      return kBranch;
+    if ((o >= op::kIreturn && o <= op::kReturn) || o == op::kAthrow || o == op::kRet) return kEnds;
+    if (o > op::kJsrW || o == op::kWide) return kInvalid;
+    return kPlain;
   }
 };
 constexpr EffectTable kEffects;
@@ -180,7 +204,7 @@ class DepthWalker {
   Status check_shape(const Insn& insn, size_t index) const;
   Status push(LabelId label, int32_t depth);
   Status walk(size_t start, int32_t depth);
-  Status successors(const Insn& insn, int32_t depth);
+  Result<bool> successors(const Insn& insn, Kind kind, int32_t depth);
   Result<int32_t> apply(const Insn& insn, size_t index, int32_t depth);
 
   const CodeIR& ir_;
@@ -233,12 +257,58 @@ Status DepthWalker::push(LabelId label, int32_t depth) {
   return Ok{};
 }
 
+// Effects of pool-dependent instructions by (opcode kind, pool index), per thread. A pool's
+// entries never change once added and a pool id is never reused, so an entry stays valid
+// for as long as the pool id matches; only successful look-ups are stored.
+class EffectCache {
+ public:
+  Effect* find(const ConstantPool& pool, const Insn& insn) {
+    if (pool.id() != pool_id_) {
+      pool_id_ = pool.id();
+      slots_.assign(pool.count(), kEmpty);
+    }
+    auto index = static_cast<uint32_t>(insn.a);
+    if (index >= 65536) return nullptr;
+    if (index >= slots_.size()) slots_.resize(index + 1, kEmpty);
+    Slot& s = slots_[index];
+    // Field gets and puts share an index with different effects; invokes differ by receiver.
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (s.opcode != o) return nullptr;
+    return &s.effect;
+  }
+  void store(const Insn& insn, Effect e) {
+    auto index = static_cast<uint32_t>(insn.a);
+    if (index < slots_.size()) slots_[index] = Slot{static_cast<uint8_t>(insn.opcode), e};
+  }
+
+ private:
+  struct Slot {
+    uint8_t opcode;  // the instruction the effect was computed for; 0 = none
+    Effect effect;
+  };
+  static constexpr Slot kEmpty{0, {0, 0}};
+  uint64_t pool_id_ = 0;
+  std::vector<Slot> slots_;
+};
+
+EffectCache& effect_cache() {
+  thread_local EffectCache cache;
+  return cache;
+}
+
 Result<int32_t> DepthWalker::apply(const Insn& insn, size_t index, int32_t depth) {
   Effect e = kEffects.e[static_cast<uint8_t>(insn.opcode)];
   if (e.pop == kVar) {
-    auto v = variable_effect(insn, index, pool_);
-    if (!v) return v.error();
-    e = v.value();
+    if (insn.opcode == op::kMultianewarray) {
+      e = Effect{static_cast<int16_t>(insn.b), 1};
+    } else if (Effect* cached = effect_cache().find(pool_, insn)) {
+      e = *cached;
+    } else {
+      auto v = variable_effect(insn, index, pool_);
+      if (!v) return v.error();
+      e = v.value();
+      effect_cache().store(insn, e);
+    }
   }
   if (depth < e.pop) return at_insn(insn, index, "operand stack underflow");
   int32_t after = depth - e.pop + e.push;
@@ -246,28 +316,27 @@ Result<int32_t> DepthWalker::apply(const Insn& insn, size_t index, int32_t depth
   return after;
 }
 
-Status DepthWalker::successors(const Insn& insn, int32_t depth) {
-  uint8_t o = static_cast<uint8_t>(insn.opcode);
-  if (o == op::kJsr || o == op::kJsrW) {
+// Queues the targets of a branch, jsr or switch at the depth after it. Returns whether
+// control can fall through to the next instruction.
+Result<bool> DepthWalker::successors(const Insn& insn, Kind kind, int32_t depth) {
+  if (kind == kJsr) {
     if (depth + 1 > max_) max_ = depth + 1;
-    return push(insn.target, depth + 1);
+    if (auto s = push(insn.target, depth + 1); !s) return s.error();
+    return true;
   }
-  OperandShape shape = opcode_info(o).shape;
-  bool branch = shape == OperandShape::kBranch || shape == OperandShape::kBranchWide;
-  if (branch || is_switch(o)) {
-    if (auto s = push(insn.target, depth); !s) return s;
-  }
-  if (!is_switch(o)) return Ok{};
+  if (auto s = push(insn.target, depth); !s) return s.error();
+  if (kind == kBranch) return !ends_block(static_cast<uint8_t>(insn.opcode));  // goto(_w)
   for (LabelId t : ir_.switches[insn.switch_index].targets) {
-    if (auto s = push(t, depth); !s) return s;
+    if (auto s = push(t, depth); !s) return s.error();
   }
-  return Ok{};
+  return false;
 }
 
 // Follows straight-line code from `start`, queueing branch targets.
 Status DepthWalker::walk(size_t start, int32_t depth) {
-  for (size_t i = start; i < ir_.insns.size(); ++i) {
-    const Insn& insn = ir_.insns[i];
+  const auto& insns = ir_.insns;
+  for (size_t i = start; i < insns.size(); ++i) {
+    const Insn& insn = insns[i];
     if (depth_[i] >= 0) {
       if (depth_[i] == depth) return Ok{};
       return at_insn(
@@ -276,12 +345,24 @@ Status DepthWalker::walk(size_t start, int32_t depth) {
     }
     depth_[i] = depth;
     if (insn.is_label()) continue;
-    if (auto s = check_shape(insn, i); !s) return s;
-    auto after = apply(insn, i, depth);
-    if (!after) return after.error();
-    depth = after.value();
-    if (auto s = successors(insn, depth); !s) return s;
-    if (ends_block(static_cast<uint8_t>(insn.opcode))) return Ok{};
+    Kind kind = insn.opcode > 0xFF ? kInvalid : kEffects.kind[insn.opcode];
+    if (kind == kInvalid || (kind == kSwitch && insn.switch_index >= ir_.switches.size())) {
+      return check_shape(insn, i);  // the error
+    }
+    Effect e = kEffects.e[insn.opcode];
+    if (e.pop != kVar && depth >= e.pop) {  // the common case, without a Result
+      depth += e.push - e.pop;
+      if (depth > max_) max_ = depth;
+    } else {
+      auto after = apply(insn, i, depth);
+      if (!after) return after.error();
+      depth = after.value();
+    }
+    if (kind == kPlain) continue;
+    if (kind == kEnds) return Ok{};
+    auto falls = successors(insn, kind, depth);
+    if (!falls) return falls.error();
+    if (!falls.value()) return Ok{};
   }
   return Error::plain("code falls off the end");
 }

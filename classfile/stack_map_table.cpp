@@ -6,6 +6,7 @@
 // consecutive frames are done on the lists exactly as given. The encoder never drops or adds
 // Top entries: a frame whose locals end in Top is written with those Tops, so decoding gives
 // back the very same lists.
+#include <algorithm>
 #include <string>
 #include <utility>
 
@@ -99,6 +100,7 @@ Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t>
   uint16_t count = in.u2();
   if (in.failed()) return truncated(in);
   std::vector<OffsetFrame> frames;
+  frames.reserve(std::min<size_t>(count, in.remaining()));  // a frame takes at least a byte
   for (uint32_t i = 0; i < count; ++i) {
     const Frame& prev = frames.empty() ? initial : frames.back().frame;
     size_t type_at = in.absolute_pos();
@@ -331,11 +333,31 @@ Result<VType> this_type(ConstantPool& pool, std::string_view class_name,
   return to_vtype(pool, ParsedType{VTag::kObject, class_name});
 }
 
-}  // namespace
+// The entry frame of the last method seen on this thread. Building a method's IR and
+// assembling it both need the entry frame, and computing it costs pool look-ups (and on a
+// class's first look-up, indexing the whole pool); the pool id and count pin the exact pool.
+struct EntryFrameMemo {
+  uint64_t pool_id = 0;
+  uint16_t pool_count = 0;
+  uint16_t access_flags = 0;
+  std::string class_name, method_name, descriptor;
+  Frame frame;
 
-Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
-                            std::string_view method_name, std::string_view descriptor,
-                            uint16_t access_flags) {
+  bool matches(const ConstantPool& pool, std::string_view cls, std::string_view method,
+               std::string_view desc, uint16_t flags) const {
+    return pool_id == pool.id() && pool_count == pool.count() && access_flags == flags &&
+           descriptor == desc && method_name == method && class_name == cls;
+  }
+};
+
+EntryFrameMemo& entry_frame_memo() {
+  thread_local EntryFrameMemo memo;
+  return memo;
+}
+
+Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_name,
+                                    std::string_view method_name, std::string_view descriptor,
+                                    uint16_t access_flags) {
   auto params = parse_parameters(descriptor);
   if (!params) {
     return Error::plain("bad method descriptor " + std::string(descriptor) + ": " +
@@ -361,6 +383,26 @@ Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
     if (!v) return v.error();
     frame.locals.push_back(v.value());
   }
+  return frame;
+}
+
+}  // namespace
+
+Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
+                            std::string_view method_name, std::string_view descriptor,
+                            uint16_t access_flags) {
+  EntryFrameMemo& memo = entry_frame_memo();
+  if (memo.matches(pool, class_name, method_name, descriptor, access_flags)) return memo.frame;
+  auto frame = compute_initial_frame(pool, class_name, method_name, descriptor, access_flags);
+  if (!frame) return frame;
+  // Keyed by the pool state after the adds, which is what the next call will see.
+  memo.pool_id = pool.id();
+  memo.pool_count = pool.count();
+  memo.access_flags = access_flags;
+  memo.class_name = class_name;
+  memo.method_name = method_name;
+  memo.descriptor = descriptor;
+  memo.frame = frame.value();
   return frame;
 }
 
