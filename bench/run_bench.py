@@ -81,7 +81,9 @@ NOTES = benchlib.BENCH / "results_notes.md"
 # Steady state: main() run STEADY_ITERATIONS times in one JVM; the CPU time of the last half of
 # the iterations (median) is compared. The paper compiled every method before the run; this is
 # the closest a JIT gets. Rhino's large input takes seconds per iteration: small suffices.
-STEADY_CONFIGS = ["base", "checks@0", "full@1000", "partial@1000", "nodup@1000", "auto@1000"]
+STEADY_CONFIGS = ["base", "checks@0", "full@1000", "full@10000", "auto@1000"]
+# Round 1 only: the accuracy reference of the steady runs (every check samples).
+STEADY_REFERENCE = "full@1"
 STEADY_SIZE = {"rhino": "small"}
 
 
@@ -367,26 +369,34 @@ class Bench:
                 self.run_one(w, extra, prog, c, rnd)
             self.save()
         if self.a.steady_iterations:
-            all_configs = {c[0]: c for c in make_configs(w, self.intervals, False, None)}
-            self.steady(w, extra, prog, [all_configs[c] for c in STEADY_CONFIGS])
+            all_configs = {c[0]: c for c in make_configs(w, FULL_INTERVALS, False, None)}
+            self.steady(w, extra, prog, [all_configs[c] for c in STEADY_CONFIGS],
+                        all_configs[STEADY_REFERENCE])
         self.save()
 
     # -- steady state -----------------------------------------------------------------------
-    def steady(self, w, extra, prog, configs):
-        """Rounds of one JVM per configuration running main() repeatedly (interleaved)."""
+    def steady(self, w, extra, prog, configs, reference):
+        """Rounds of one JVM per configuration running main() repeatedly (interleaved). The
+        first round keeps the profiles, and adds the interval-1 reference for accuracy."""
         size = STEADY_SIZE.get(w.name, "large")
         ref = benchlib.run(w, extra, size=size)
-        st = {"size": size, "iterations": self.a.steady_iterations, "runs": []}
+        st = {"size": size, "iterations": self.a.steady_iterations, "runs": [], "profiles": {}}
         prog["steady"] = st
         for rnd in range(1, self.a.steady_rounds + 1):
             order = list(configs)
             random.Random(100 + rnd).shuffle(order)
+            if rnd == 1:
+                order.append(reference)
             for cfg in order:
                 cid, variant, settings, kind = cfg
                 jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
-                opts = jvm_opts_for(cfg, "profile.xml", None)
+                keep = self.results_dir / "profiles" / w.name / ("steady-%s.xml" % cid)
+                keep.parent.mkdir(parents=True, exist_ok=True)
+                opts = jvm_opts_for(cfg, str(keep) if rnd == 1 else "profile.xml", None)
                 r = benchlib.run(w, prog["extra"], jars, opts, size=size,
                                  timeout=self.a.timeout, repeat=self.a.steady_iterations)
+                if rnd == 1 and keep.exists():
+                    st["profiles"][cid] = str(keep)
                 rec = {"cfg": cid, "round": rnd, "ok": r.ok and len(r.iterations) ==
                        self.a.steady_iterations, "same": r.output == ref.output,
                        "cpu": r.cpu, "iters": [c for c, _ in r.iterations],
@@ -532,7 +542,7 @@ def steady_ratios(prog) -> dict:
     for r in st["runs"]:
         b = base.get(r["round"])
         v = level(r)
-        if r["cfg"] == "base" or not b or v is None:
+        if r["cfg"] in ("base", STEADY_REFERENCE) or not b or v is None:
             continue
         ratios.setdefault(r["cfg"], []).append(v / b)
         same[r["cfg"]] = same.get(r["cfg"], True) and r["same"]
@@ -612,6 +622,12 @@ def analyse(raw):
         out["timeouts"] = lower_bounds
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         out["steady"] = steady_ratios(prog)
+        sp = {c: read_profile(Path(p)) for c, p in prog.get("steady", {}).get(
+            "profiles", {}).items() if Path(p).exists()}
+        sref = sp.get(STEADY_REFERENCE)
+        out["steady_acc"] = {c: {"ce": overlap(sref["ce"], p["ce"]), "fa": overlap(sref["fa"], p["fa"]),
+                                 "samples": p["samples"]}
+                             for c, p in sp.items() if sref and c != STEADY_REFERENCE}
         out["steady_size"] = prog.get("steady", {}).get("size")
         res[name] = out
     return res
@@ -645,7 +661,18 @@ def steady_section(raw, res, progs) -> str:
     if not progs:
         return ""
     ids = [c for c in STEADY_CONFIGS if c != "base"]
+    acc_ids = [c for c in ids if not c.startswith("checks")]
     rows = []
+    acc_rows = []
+    for p in progs:
+        a = res[p].get("steady_acc", {})
+        acc_rows.append([p] + ["%s / %s (%s samples)" % (
+            fmt_ov(a.get(c, {}).get("ce")), fmt_ov(a.get(c, {}).get("fa")),
+            fmt_n(a.get(c, {}).get("samples"))) for c in acc_ids])
+    acc_rows.append(["**mean**"] + ["%s / %s" % (
+        fmt_ov(mean([res[p].get("steady_acc", {}).get(c, {}).get("ce") for p in progs])),
+        fmt_ov(mean([res[p].get("steady_acc", {}).get(c, {}).get("fa") for p in progs])))
+        for c in acc_ids])
     for p in progs:
         st = res[p]["steady"]
         base_s = next((e["base_s"] for e in st.values() if e.get("base_s")), None)
@@ -667,7 +694,10 @@ def steady_section(raw, res, progs) -> str:
             "median over %d interleaved rounds (min..max). The single-run tables below include "
             "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % (
                 cfg.get("steady_iterations", 0), cfg.get("steady_rounds", 0)) +
-            table(["program", "input", "uninstrumented, per iteration"] + ids, rows) + "\n")
+            table(["program", "input", "uninstrumented, per iteration"] + ids, rows) + "\n" +
+            "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
+            "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
+            table(["program"] + acc_ids, acc_rows) + "\n")
 
 
 def fmt_pct(v, digits=1):
@@ -803,6 +833,15 @@ deterministic for single-threaded programs), in percent.
         ["total overhead auto @1000 (both), steady state", "<= 5%", fmt_pct(s_auto),
          verdict(None if s_auto is None else s_auto <= 5)],
     ]
+    for it, ce_t, fa_t in ((1000, 95, 97), (10000, 85, 95)):
+        cid = "full@%d" % it
+        ce = mean([res[p].get("steady_acc", {}).get(cid, {}).get("ce") for p in progs])
+        fa = mean([res[p].get("steady_acc", {}).get(cid, {}).get("fa") for p in progs])
+        if ce is None or fa is None:
+            continue
+        rows.append(["overlap Full @%d vs interval 1, steady runs (call-edge / field)" % it,
+                     ">= %d%% / >= %d%%" % (ce_t, fa_t), "%s / %s" % (fmt_ov(ce), fmt_ov(fa)),
+                     verdict(ce >= ce_t and fa >= fa_t)])
     rows += [
         ["checks-only overhead, whole run (start-up and JIT included)", "<= 3% mean, none > 8%",
          "%s mean, %s max" % (fmt_pct(t_checks), fmt_pct(t_checks_max)),
@@ -816,7 +855,7 @@ deterministic for single-threaded programs), in percent.
         if it not in intervals:
             continue
         ce, fa = avg_acc("full@%d" % it, "ce_ov1"), avg_acc("full@%d" % it, "fa_ov1")
-        rows.append(["overlap Full @%d vs interval 1 (call-edge / field)" % it,
+        rows.append(["overlap Full @%d vs interval 1, whole runs (call-edge / field)" % it,
                      ">= %d%% / >= %d%%" % (ce_t, fa_t),
                      "%s / %s (min %s / %s)" % (fmt_ov(ce), fmt_ov(fa),
                                                fmt_ov(min_acc("full@%d" % it, "ce_ov1")),

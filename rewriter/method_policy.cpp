@@ -18,17 +18,19 @@ size_t count_back_edges(const Cfg& cfg) {
 }
 
 // Auto: Partial-Duplication never executes more checks than Full and never duplicates more,
-// so it replaces Full. No-Duplication executes one check per instrumented point instead of
-// one per entry and back edge, but adds only one call per point (the fused check-and-record)
-// instead of a copy of the method: it wins unless points are much denser than entries and
-// back edges. kDenseFactor sets "much". Measured on h2.jar's bytecode: factor 1 grew it by
-// +99%, 3 by +66%, 4 by +60%, 5 by +56%, 6 by +52% (Partial alone: +114%).
-constexpr size_t kDenseFactor = 5;
+// so it replaces Full; with the outlined layout its copy lives in the twin, so the method
+// itself grows by its checks only. No-Duplication puts a check at every point instead: it
+// only wins where points execute at most once per call (no loops) and are few, so that it
+// runs no more checks than the entry check and adds less bytecode than the call of the twin.
+// (The earlier rule, tuned for bytecode size with the inline layout, chose No-Duplication for
+// most methods and measured slower: docs/RESULTS.md.)
+constexpr size_t kMaxNoDupPoints = 2;
+
 PolicyChoice auto_choice(const PolicyInput& in) {
   PolicyChoice choice;
   size_t points = in.sites.count();
   size_t back_edges = count_back_edges(in.cfg);
-  bool sparse = points <= kDenseFactor * (back_edges + 1);
+  bool sparse = back_edges == 0 && points <= kMaxNoDupPoints;
   uint32_t inline_limit = 0;
   if (in.code_size <= in.options.max_inline_size) {
     inline_limit = in.options.max_inline_size;
@@ -40,7 +42,7 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   choice.candidates = {{first, inline_limit}, {second, inline_limit}};
   choice.rationale =
       "auto: " + std::to_string(points) + " point(s), " + std::to_string(back_edges) +
-      " back edge(s): " + (sparse ? "sparse, so no-duplication first" : "dense, so partial first");
+      " back edge(s): " + (sparse ? "few and loop-free, so no-duplication first" : "partial first");
   if (inline_limit) {
     choice.rationale +=
         "; keeps within the inlining size " + std::to_string(inline_limit) + " if it can";

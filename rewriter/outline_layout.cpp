@@ -117,6 +117,13 @@ class OutlinePlanner {
     if (ctx.method_name == "<init>" || ctx.method_name == "<clinit>")
       return Error::plain("constructors and initializers are not outlined");
     if (ctx.major_version < 50) return Error::plain("class files before version 50 have no frames");
+    // A monitor entered in the method cannot be exited in the twin: HotSpot ties a monitor to
+    // the frame that entered it (the twin's monitorexit would throw, and javac's handler that
+    // covers itself would retry forever).
+    for (const Insn& insn : m_.code.insns) {
+      if (insn.opcode == op::kMonitorenter || insn.opcode == op::kMonitorexit)
+        return Error::plain("a synchronized block (monitors stay with the frame that took them)");
+    }
     return Ok{};
   }
 

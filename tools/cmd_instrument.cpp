@@ -22,7 +22,8 @@ const char* const kInstrumentHelp =
     "options:\n"
     "  -o, --output OUT      where to write (required)\n"
     "  --mode M              full (default), partial, nodup, exhaustive, checks or auto\n"
-    "  --profile P[,P...]    instrumentations: call-edge, field-access (default: both)\n"
+    "  --profile P[,P...]    instrumentations: call-edge, call-edge-stack, field-access\n"
+    "                        (default: call-edge,field-access)\n"
     "  --include GLOB        only classes matching (dotted names, '*' and '?'); repeatable\n"
     "  --exclude GLOB        never classes matching; repeatable; wins over --include\n"
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
@@ -119,7 +120,7 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
   if (a.output.empty()) return "missing -o OUT";
   for (const std::string& name : split_list(a.profile)) {
     auto inst = make_builtin_instrumentation(name);
-    if (!inst) return "unknown profile '" + name + "' (expected call-edge or field-access)";
+    if (!inst) return "unknown profile '" + name + "' (expected call-edge, call-edge-stack or field-access)";
     options.rewrite.instrumentations.push_back(inst);
   }
   return {};

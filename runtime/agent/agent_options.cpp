@@ -93,7 +93,7 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
     o.profile.clear();
     for (const std::string& name : split(v, '+')) {
       if (!make_builtin_instrumentation(name)) {
-        return bad(error, key, v, "call-edge, field-access or both joined by '+'");
+        return bad(error, key, v, "call-edge, call-edge-stack, field-access, joined by '+'");
       }
       o.profile.push_back(name);
     }
