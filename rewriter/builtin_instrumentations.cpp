@@ -52,8 +52,8 @@ class CallEdgeInstrumentation final : public Instrumentation {
   void select(const MethodView& m, std::vector<SitePoint>& out) const override {
     const auto& insns = m.code.insns;
     std::vector<int32_t> lines = lines_by_insn(m.code);
-    const std::string caller = m.context.class_name + "\t" + m.context.method_name + "\t" +
-                               m.context.descriptor + "\t";
+    const std::string caller =
+        m.context.class_name + "\t" + m.context.method_name + "\t" + m.context.descriptor + "\t";
     for (uint32_t i = 0; i < insns.size(); ++i) {
       uint16_t opcode = insns[i].opcode;
       if (opcode < op::kInvokevirtual || opcode > op::kInvokeinterface) continue;
@@ -118,8 +118,8 @@ class CallEdgeInstrumentation final : public Instrumentation {
     for (size_t i = kinds.size(); i-- > 0;) out.raw(local_op(true, kinds[i], slots[i]));
     out.raw(Insn::make(op::kDup));
     if (auto s = out.push_string(site.target); !s) return s;
-    if (auto s = out.invoke_static(out.runtime_class(), virtual_form,
-                                   runtime_api::kReceiverKeyDesc);
+    if (auto s =
+            out.invoke_static(out.runtime_class(), virtual_form, runtime_api::kReceiverKeyDesc);
         !s) {
       return s;
     }

@@ -132,7 +132,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     if (outcome.added) {
       AddedMethod& twin = *outcome.added;
       if (!twin.calls.empty())
-        calls.push_back({twin.name + twin.descriptor, std::move(twin.calls), outcome.report.method});
+        calls.push_back(
+            {twin.name + twin.descriptor, std::move(twin.calls), outcome.report.method});
       added.push_back(std::move(twin));
     }
     for (SiteRecord& s : outcome.sites) {
@@ -155,8 +156,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {
-    if (auto s = add_site_registration(cf, calls, options.runtime_class, result.site_tables);
-        !s) {
+    if (auto s = add_site_registration(cf, calls, options.runtime_class, result.site_tables); !s) {
       result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
                              s.error().message());
     }

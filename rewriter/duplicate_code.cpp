@@ -77,8 +77,8 @@ class Duplicator {
     if (!check) return check.error();
     check_ = *check;
     if (count_edges_) {
-      auto entry = pool_.add_methodref(m_.runtime_class, runtime_api::kCountEntry,
-                                       runtime_api::kVoidDesc);
+      auto entry =
+          pool_.add_methodref(m_.runtime_class, runtime_api::kCountEntry, runtime_api::kVoidDesc);
       auto back = pool_.add_methodref(m_.runtime_class, runtime_api::kCountBackedge,
                                       runtime_api::kVoidDesc);
       if (!entry) return entry.error();
@@ -643,8 +643,7 @@ Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
                                        ConstantPool& pool, bool with_events, bool count_edges,
                                        const Outline& outline, bool inline_check) {
-  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline,
-                    inline_check)
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline, inline_check)
       .run();
 }
 

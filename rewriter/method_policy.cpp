@@ -40,10 +40,12 @@ PolicyChoice auto_choice(const PolicyInput& in) {
     inline_limit = in.options.freq_inline_size;
   }
   if (sparse) {
-    choice.candidates = {{Transform::kNoDup, inline_limit}, {Transform::kFull, inline_limit},
+    choice.candidates = {{Transform::kNoDup, inline_limit},
+                         {Transform::kFull, inline_limit},
                          {Transform::kPartial, inline_limit}};
   } else {
-    choice.candidates = {{Transform::kFull, inline_limit}, {Transform::kPartial, inline_limit},
+    choice.candidates = {{Transform::kFull, inline_limit},
+                         {Transform::kPartial, inline_limit},
                          {Transform::kNoDup, inline_limit}};
   }
   choice.rationale =

@@ -172,12 +172,11 @@ class MethodRewriter {
     auto ref = cf_.pool.add_methodref(ctx_.class_name, layout.twin_name, layout.twin_descriptor);
     if (!ref) return ref.error();
     Outline checking{&layout, OutlineSide::kChecking, *ref};
-    auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
-                               options_.count_edges, checking, options_.inline_check);
+    auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+                               checking, options_.inline_check);
     if (!code) return code.error();
-    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events,
-                               options_.count_edges, Outline{&layout, OutlineSide::kTwin, 0},
-                               options_.inline_check);
+    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+                               Outline{&layout, OutlineSide::kTwin, 0}, options_.inline_check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;
@@ -244,7 +243,8 @@ class MethodRewriter {
       }
       uint32_t size = built->assembled.code_length;
       std::string limit = exceeds_limits(size);
-      if (limit.empty() && built->twin) limit = exceeds_limits(built->twin->code_length, "its twin ");
+      if (limit.empty() && built->twin)
+        limit = exceeds_limits(built->twin->code_length, "its twin ");
       if (!limit.empty()) {
         append_reason(reasons, c.transform, limit);
         continue;
@@ -301,9 +301,8 @@ class MethodRewriter {
     uint32_t original = outcome_.report.original_code_size;
     if (options_.respect_huge_method_limit && original <= options_.huge_method_limit &&
         size > options_.huge_method_limit) {
-      return std::string(whose) + "grows from " +
-             std::to_string(original) + " to " + std::to_string(size) +
-             " bytes, past HotSpot's HugeMethodLimit of " +
+      return std::string(whose) + "grows from " + std::to_string(original) + " to " +
+             std::to_string(size) + " bytes, past HotSpot's HugeMethodLimit of " +
              std::to_string(options_.huge_method_limit) + " (it would no longer be compiled)";
     }
     return {};

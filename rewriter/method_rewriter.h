@@ -30,7 +30,7 @@ struct AddedMethod {
 
 struct MethodOutcome {
   MethodReport report;
-  std::vector<CallSite> calls;    // empty unless the method changed
+  std::vector<CallSite> calls;  // empty unless the method changed
   std::optional<AddedMethod> added;
   std::vector<SiteRecord> sites;  // the instrumented points (indices assigned by the caller)
 };

@@ -43,7 +43,9 @@ VTag kind_of(const VType& t) {
   }
 }
 
-uint16_t slots_of(VTag kind) { return kind == VTag::kLong || kind == VTag::kDouble ? 2 : 1; }
+uint16_t slots_of(VTag kind) {
+  return kind == VTag::kLong || kind == VTag::kDouble ? 2 : 1;
+}
 
 Insn local_insn(bool store, VTag kind, uint16_t slot) {
   int k = family_index(kind);
@@ -131,8 +133,8 @@ class OutlinePlanner {
   // already has that name and descriptor.
   Status choose_name() {
     for (int k = 1; k < 1000; ++k) {
-      std::string name = m_.context.method_name + (k == 1 ? "" : "$" + std::to_string(k)) +
-                         kTwinSuffix;
+      std::string name =
+          m_.context.method_name + (k == 1 ? "" : "$" + std::to_string(k)) + kTwinSuffix;
       if (taken_.count(name + layout_.twin_descriptor) || class_has(name)) continue;
       layout_.twin_name = name;
       taken_.insert(name + layout_.twin_descriptor);
@@ -153,8 +155,8 @@ class OutlinePlanner {
   // The method entry, then every block a checked edge enters, each with its frame.
   Status collect_entries() {
     const MethodContext& ctx = m_.context;
-    auto initial = initial_frame(pool_, ctx.class_name, ctx.method_name, ctx.descriptor,
-                                 ctx.access_flags);
+    auto initial =
+        initial_frame(pool_, ctx.class_name, ctx.method_name, ctx.descriptor, ctx.access_flags);
     if (!initial) return initial.error();
     layout_.entries.push_back({-1, std::move(initial.value())});
     std::vector<uint8_t> seen(cfg_.blocks.size(), 0);
@@ -223,8 +225,8 @@ class OutlinePlanner {
       if (c.second_half) continue;
       OutlineParam p{s, c.claimed ? c.kind : VTag::kInteger, 0, true, s};
       if (p.kind == VTag::kObject)
-        p.declared_class = static_cast<uint16_t>(
-            c.declared && !c.mixed_classes ? *c.declared : *object);
+        p.declared_class =
+            static_cast<uint16_t>(c.declared && !c.mixed_classes ? *c.declared : *object);
       layout_.params.push_back(p);
     }
     uint32_t next = top;

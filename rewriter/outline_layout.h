@@ -35,11 +35,11 @@ struct OutlineEntry {
 };
 
 struct OutlineParam {
-  uint16_t slot = 0;              // the original local slot it carries
-  VTag kind = VTag::kInteger;     // kInteger, kFloat, kLong, kDouble or kObject
-  uint16_t declared_class = 0;    // kObject: pool Class index of the parameter type
-  bool primary = true;            // arrives in `slot` itself
-  uint16_t twin_slot = 0;         // where it arrives in the twin
+  uint16_t slot = 0;            // the original local slot it carries
+  VTag kind = VTag::kInteger;   // kInteger, kFloat, kLong, kDouble or kObject
+  uint16_t declared_class = 0;  // kObject: pool Class index of the parameter type
+  bool primary = true;          // arrives in `slot` itself
+  uint16_t twin_slot = 0;       // where it arrives in the twin
 };
 
 struct OutlineLayout {

@@ -71,8 +71,8 @@ struct MethodReport {
   uint32_t original_code_size = 0;
   uint32_t new_code_size = 0;   // the method's code, plus its twin's when outlined
   uint32_t twin_code_size = 0;  // the outlined twin's code (0: not outlined)
-  uint32_t sites = 0;   // instrumented points
-  uint32_t checks = 0;  // checks placed (static count)
+  uint32_t sites = 0;           // instrumented points
+  uint32_t checks = 0;          // checks placed (static count)
 };
 
 struct SiteRecord {

@@ -94,7 +94,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       options.rewrite.outline = v == "outline";
     } else if (arg == "--check") {
       if (!value(v)) return "option --check needs a value";
-      if (v != "call" && v != "inline") return "unknown check '" + v + "' (expected call or inline)";
+      if (v != "call" && v != "inline")
+        return "unknown check '" + v + "' (expected call or inline)";
       options.rewrite.inline_check = v == "inline";
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
@@ -120,7 +121,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
   if (a.output.empty()) return "missing -o OUT";
   for (const std::string& name : split_list(a.profile)) {
     auto inst = make_builtin_instrumentation(name);
-    if (!inst) return "unknown profile '" + name + "' (expected call-edge, call-edge-stack or field-access)";
+    if (!inst)
+      return "unknown profile '" + name + "' (expected call-edge, call-edge-stack or field-access)";
     options.rewrite.instrumentations.push_back(inst);
   }
   return {};

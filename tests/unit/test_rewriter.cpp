@@ -196,7 +196,8 @@ TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden
   options.outline = true;
   auto r = rewrite_class(probe_class(), options);
   REQUIRE(r.ok());
-  std::string listing = method_listing(r->bytes, "golden") + method_listing(r->bytes, "golden$duplex");
+  std::string listing =
+      method_listing(r->bytes, "golden") + method_listing(r->bytes, "golden$duplex");
   fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline.txt";
   if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << listing;
   std::ifstream in(file);
