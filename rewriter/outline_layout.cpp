@@ -363,15 +363,12 @@ void emit_twin_prologue(const OutlineLayout& layout, size_t e, std::vector<Insn>
       out.push_back(local_insn(true, kind, slot));
       continue;
     }
+    // The primary parameter of the slot if it has this kind, else the kind's extra one.
     const OutlineParam* from = nullptr;
     for (const OutlineParam& p : layout.params) {
-      if (p.slot == slot && p.kind == kind && (p.primary || !from)) {
-        if (p.primary) {
-          from = &p;
-          break;
-        }
-        from = &p;
-      }
+      if (p.slot != slot || p.kind != kind) continue;
+      from = &p;
+      if (p.primary) break;
     }
     if (!from) continue;  // cannot happen: every (slot, kind) of an entry has a parameter
     bool cast = kind == VTag::kObject && t.data != from->declared_class;
