@@ -104,6 +104,25 @@ Result<Mode> parse_mode(std::string_view text) {
                       "' (expected full, partial, nodup, exhaustive, checks or auto)");
 }
 
+const char* check_form_name(CheckForm form) {
+  switch (form) {
+    case CheckForm::kCall:
+      return "call";
+    case CheckForm::kInline:
+      return "inline";
+    case CheckForm::kLocal:
+      return "local";
+  }
+  return "?";
+}
+
+Result<CheckForm> parse_check_form(std::string_view text) {
+  for (CheckForm f : {CheckForm::kCall, CheckForm::kInline, CheckForm::kLocal}) {
+    if (text == check_form_name(f)) return f;
+  }
+  return Error::plain("unknown check '" + std::string(text) + "' (expected call, inline or local)");
+}
+
 bool is_rewritten(const ClassFile& cf) {
   return cf.find_attribute(cf.attributes, runtime_api::kMarkerAttribute) != nullptr;
 }

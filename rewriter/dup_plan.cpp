@@ -86,4 +86,14 @@ DupPlan plan_partial_duplication(const Cfg& cfg, const std::vector<uint8_t>& ins
   return plan;
 }
 
+bool wants_flag_checks(const Cfg& cfg, uint32_t code_bytes, uint32_t max_bytes) {
+  if (code_bytes == 0 || code_bytes > max_bytes) return false;
+  for (const BasicBlock& block : cfg.blocks) {
+    for (const CfgEdge& edge : block.succs) {
+      if (edge.back) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace duplex

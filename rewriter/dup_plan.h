@@ -18,7 +18,15 @@ struct DupPlan {
   std::vector<std::vector<uint8_t>> check_edge;
   // The same shape: the edge counts one back edge (test option count_edges).
   std::vector<std::vector<uint8_t>> count_edge;
+  // A small loop-free method (RewriteOptions::flag_check_max_bytes): its checks read the
+  // runtime's `sampling` flag, which the duplicated code of a sampled caller sets around its
+  // calls, instead of decrementing the counter (see rewriter/check_emitter.h).
+  bool flag_checks = false;
 };
+
+// True for a method whose checks should be flag checks: no back edge, and at most
+// `max_bytes` bytes of original code (0: never).
+bool wants_flag_checks(const Cfg& cfg, uint32_t code_bytes, uint32_t max_bytes);
 
 DupPlan plan_full_duplication(const Cfg& cfg, bool count_edges);
 // `instrumented`: by block, holds an instrumented point (the entry block does when the method

@@ -1,11 +1,13 @@
 // Full- and Partial-Duplication: lays out the checking code (the original, with checks on
 // the entry and on planned edges), the check trampolines, and the duplicated code (kept
 // blocks, carrying the events, whose back edges and exits return to the checking code).
+#include <algorithm>
 #include <map>
 #include <optional>
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
+#include "rewriter/check_emitter.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/transforms.h"
@@ -13,11 +15,15 @@
 namespace duplex {
 namespace {
 
+bool is_invoke(uint16_t opcode) {
+  return opcode >= op::kInvokevirtual && opcode <= op::kInvokedynamic;
+}
+
 class Duplicator {
  public:
   Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
              ConstantPool& pool, bool with_events, bool count_edges, const Outline& outline,
-             bool inline_check)
+             CheckForm check_form)
       : m_(m),
         src_(m.code),
         cfg_(cfg),
@@ -27,7 +33,7 @@ class Duplicator {
         with_events_(with_events),
         count_edges_(count_edges),
         outline_(outline),
-        inline_check_(inline_check) {}
+        check_form_(check_form) {}
 
   Result<TransformedCode> run() {
     init_output();
@@ -44,6 +50,7 @@ class Duplicator {
     emit_trampolines();
     build_exception_table();
     if (!checking_only()) copy_debug_tables();
+    if (auto s = check_.add_local_to_frames(out_); !s) return s.error();
     return TransformedCode{std::move(out_), checks_};
   }
 
@@ -73,7 +80,7 @@ class Duplicator {
   }
 
   Status make_runtime_calls() {
-    auto check = CheckEmitter::make(pool_, m_.runtime_class, inline_check_);
+    auto check = CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot());
     if (!check) return check.error();
     check_ = *check;
     if (count_edges_) {
@@ -87,6 +94,29 @@ class Duplicator {
       count_back_ = Insn::make(op::kInvokestatic, *back);
     }
     return Ok{};
+  }
+
+  // The local that caches the counter (CheckForm::kLocal): the first free slot, in a method
+  // with edge checks. Without loops the entry check is the only one, and a call is cheaper.
+  int32_t counter_slot() const {
+    if (check_form_ != CheckForm::kLocal || plan_.flag_checks || !has_edge_checks()) return -1;
+    if (outline_.layout && outline_.side == OutlineSide::kTwin)
+      return outline_.layout->twin_max_locals;
+    return src_.max_locals;
+  }
+
+  // Events' scratch locals go past the method's locals and the local counter.
+  uint16_t first_temp_local() const {
+    return check_.has_local() ? static_cast<uint16_t>(check_.local_slot() + 1) : src_.max_locals;
+  }
+
+  bool has_edge_checks() const {
+    for (const auto& edges : plan_.check_edge) {
+      for (auto c : edges) {
+        if (c) return true;
+      }
+    }
+    return false;
   }
 
   bool uses_frames() const { return m_.context.major_version >= 50; }
@@ -147,19 +177,36 @@ class Duplicator {
   void place(LabelId l) { out_.insns.push_back(Insn::make_label(l)); }
 
   void emit_check(LabelId dup_target) {
-    check_.emit(out_, dup_target);
+    if (plan_.flag_checks) {
+      check_.emit_flag(out_, dup_target);
+    } else {
+      check_.emit(out_, dup_target);
+    }
     ++checks_;
   }
 
   // ---- checking code ----
 
   Status emit_entry() {
+    // The local counter is set before anything else (labels included), so that every frame
+    // and every try range in the method sees it defined.
+    if (check_.has_local()) {
+      out_.max_locals = static_cast<uint16_t>(check_.local_slot() + 1);
+      check_.emit_reload(out_);
+    }
     emit_leading_labels();
     if (outline_.layout && !checking_only()) {
       if (auto s = emit_twin_dispatch(); !s) return s;
     } else {
       if (count_edges_) out_.insns.push_back(count_entry_);
-      if (plan_.entry_check && dup_entry_ != kNoLabel) emit_check(sample_target(-1));
+      if (plan_.entry_check && dup_entry_ != kNoLabel) {
+        if (plan_.flag_checks) {
+          check_.emit_flag(out_, sample_target(-1));
+        } else {
+          check_.emit_entry(out_, sample_target(-1));
+        }
+        ++checks_;
+      }
     }
     // The duplicated entry is reached from the entry check with the entry state.
     bool needs_frame = dup_entry_ != kNoLabel && !out_.labels[dup_entry_].frame;
@@ -240,6 +287,7 @@ class Duplicator {
         Insn insn = src_.insns[i];
         if (static_cast<int32_t>(i) == block.last_real) retarget_checking_branch(b, insn);
         out_.insns.push_back(insn);
+        if (is_invoke(insn.opcode)) check_.emit_reload(out_);
       }
       emit_fallthrough_action(b);
       plan_exception_trampolines(b);
@@ -330,7 +378,7 @@ class Duplicator {
     auto frame = initial_frame(pool_, m_.context.class_name, layout.twin_name,
                                layout.twin_descriptor, access::kStatic);
     if (!frame) return frame.error();
-    out_.max_locals = layout.twin_max_locals;
+    out_.max_locals = std::max<uint16_t>(out_.max_locals, layout.twin_max_locals);
     SwitchTable table;
     std::vector<LabelId> cases;
     for (size_t e = 0; e < layout.entries.size(); ++e) {
@@ -376,7 +424,7 @@ class Duplicator {
   Status emit_duplicated_code() {
     if (has_entry_events_) {
       place(dup_entry_);
-      if (auto s = emit_events(m_, sites_.entry(), pool_, out_); !s) return s;
+      if (auto s = emit_events(m_, sites_.entry(), pool_, out_, first_temp_local()); !s) return s;
     }
     for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
       if (!plan_.kept[b]) continue;
@@ -397,11 +445,19 @@ class Duplicator {
         continue;
       }
       if (with_events_) {
-        if (auto s = emit_events(m_, sites_.at(i), pool_, out_); !s) return s;
+        if (auto s = emit_events(m_, sites_.at(i), pool_, out_, first_temp_local()); !s) return s;
       }
       Insn copy = insn;
       if (static_cast<int32_t>(i) == block.last_real) retarget_dup_branch(b, copy);
+      if (!is_invoke(copy.opcode)) {
+        out_.insns.push_back(copy);
+        continue;
+      }
+      // The callee (and what it calls back) is part of this sample until it counts checks.
+      check_.emit_set_sampling(out_, true);
       out_.insns.push_back(copy);
+      check_.emit_set_sampling(out_, false);
+      check_.emit_reload(out_);
     }
     return Ok{};
   }
@@ -585,7 +641,7 @@ class Duplicator {
   CodeIR out_;
   std::map<int32_t, LabelId> twin_call_label_;  // outline entry -> its call in the checking code
   CheckEmitter check_;
-  const bool inline_check_;
+  const CheckForm check_form_;
   Insn count_entry_, count_back_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
@@ -605,45 +661,11 @@ Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class)
   return Insn::make(op::kInvokestatic, *ref);
 }
 
-Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
-                                        bool inline_check) {
-  CheckEmitter c;
-  c.inline_ = inline_check;
-  if (!inline_check) {
-    auto ref = pool.add_methodref(runtime_class, runtime_api::kCheck, runtime_api::kCheckDesc);
-    if (!ref) return ref.error();
-    c.check_ = *ref;
-    return c;
-  }
-  auto counter = pool.add_fieldref(runtime_class, runtime_api::kCounter, runtime_api::kCounterDesc);
-  if (!counter) return counter.error();
-  auto fire = pool.add_methodref(runtime_class, runtime_api::kFire, runtime_api::kCheckDesc);
-  if (!fire) return fire.error();
-  c.counter_ = *counter;
-  c.fire_ = *fire;
-  return c;
-}
-
-void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
-  if (!inline_) {
-    ir.insns.push_back(Insn::make(op::kInvokestatic, check_));
-    ir.insns.push_back(Insn::make_branch(op::kIfne, sample));
-    return;
-  }
-  LabelId skip = ir.new_label();
-  for (Insn i : {Insn::make(op::kGetstatic, counter_), Insn::make(op::kIconst1),
-                 Insn::make(op::kIsub), Insn::make(op::kDup), Insn::make(op::kPutstatic, counter_),
-                 Insn::make_branch(op::kIfgt, skip), Insn::make(op::kInvokestatic, fire_),
-                 Insn::make_branch(op::kIfne, sample), Insn::make_label(skip)}) {
-    ir.insns.push_back(i);
-  }
-}
-
 Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
                                        ConstantPool& pool, bool with_events, bool count_edges,
-                                       const Outline& outline, bool inline_check) {
-  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline, inline_check)
+                                       const Outline& outline, CheckForm check) {
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline, check)
       .run();
 }
 

@@ -55,7 +55,7 @@ class InPlaceEvents {
  private:
   Status emit_group(std::span<const Site> sites, bool at_entry) {
     if (sites.empty()) return Ok{};
-    if (!guarded_) return emit_events(m_, sites, pool_, out_);
+    if (!guarded_) return emit_events(m_, sites, pool_, out_, m_.code.max_locals);
     if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
       ++checks_;  // the runtime call checks, then records
       EventCode code(pool_, out_.insns, m_.runtime_class, m_.code.max_locals);
@@ -67,7 +67,7 @@ class InPlaceEvents {
     out_.insns.push_back(check_);
     out_.insns.push_back(Insn::make_branch(op::kIfeq, skip));
     ++checks_;
-    if (auto s = emit_events(m_, sites, pool_, out_); !s) return s;
+    if (auto s = emit_events(m_, sites, pool_, out_, m_.code.max_locals); !s) return s;
     out_.insns.push_back(Insn::make_label(skip));
     // At the entry the state is the entry frame; elsewhere the assembler simulates it.
     if (at_entry && m_.context.major_version >= 50) {

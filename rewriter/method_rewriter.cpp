@@ -127,12 +127,18 @@ class MethodRewriter {
     }
   }
 
+  bool flag_checks(const Cfg& cfg) const {
+    return wants_flag_checks(cfg, outcome_.report.original_code_size,
+                             options_.flag_check_max_bytes);
+  }
+
   Result<TransformedCode> build(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
                                 Transform t, std::string& why_not) {
     switch (t) {
       case Transform::kFull:
       case Transform::kChecksOnly: {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
+        plan.flag_checks = flag_checks(cfg);
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, t == Transform::kFull);
@@ -140,6 +146,7 @@ class MethodRewriter {
       case Transform::kPartial: {
         DupPlan plan =
             plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
+        plan.flag_checks = flag_checks(cfg);
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, true);
       }
@@ -163,7 +170,7 @@ class MethodRewriter {
       outline_note_ = "not outlined: " + layout.error().message();
     }
     return duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges, {},
-                          options_.inline_check);
+                          options_.check);
   }
 
   Result<TransformedCode> duplicate_outlined(const MethodView& view, const Cfg& cfg,
@@ -173,10 +180,10 @@ class MethodRewriter {
     if (!ref) return ref.error();
     Outline checking{&layout, OutlineSide::kChecking, *ref};
     auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
-                               checking, options_.inline_check);
+                               checking, options_.check);
     if (!code) return code.error();
     auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
-                               Outline{&layout, OutlineSide::kTwin, 0}, options_.inline_check);
+                               Outline{&layout, OutlineSide::kTwin, 0}, options_.check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;

@@ -34,6 +34,24 @@ const char* transform_name(Transform t);
 // Parses "full", "partial", "nodup", "exhaustive", "checks", "auto".
 Result<Mode> parse_mode(std::string_view text);
 
+// How a check decrements the sample counter (RewriteOptions::check).
+enum class CheckForm : uint8_t {
+  // `invokestatic Duplex.check()Z; ifne sample` (6 bytes): the runtime decrements the counter.
+  kCall,
+  // Decrement the public static counter in place; call `fire()Z` only when it reaches zero
+  // (18 bytes; no call in the interpreter, where short runs spend much of their time).
+  kInline,
+  // Methods with checked edges (loops) keep the counter in a local for the activation: each
+  // edge check decrements the local and stores it (no load, so no loop-carried dependency
+  // through memory), and the local is reloaded after every call, whose checks decrement the
+  // shared counter. The entry check stays a call.
+  kLocal,
+};
+
+const char* check_form_name(CheckForm form);
+// Parses "call", "inline", "local".
+Result<CheckForm> parse_check_form(std::string_view text);
+
 struct RewriteOptions {
   Mode mode = Mode::kFull;
   std::vector<std::shared_ptr<const Instrumentation>> instrumentations;
@@ -57,10 +75,13 @@ struct RewriteOptions {
   // code (rewriter/outline_layout.h). Adds methods: not for classes that may later be
   // retransformed back to their original bytes (the agent turns it off).
   bool outline = true;
-  // The check as a call of `Duplex.check()Z` (6 bytes) or inline: decrement the public
-  // counter and call `fire()Z` only when it reaches zero (18 bytes; no call in the
-  // interpreter, where short runs spend much of their time).
-  bool inline_check = false;
+  CheckForm check = CheckForm::kCall;
+  // Loop-free methods of at most this many bytes (HotSpot's MaxInlineSize by default: the
+  // methods C2 always inlines, often into hot loops) get flag checks: they read whether a
+  // sampled caller is calling them instead of decrementing the shared counter, whose
+  // load-decrement-store in every inlined call chains the loop through memory (and bounces
+  // its cache line between threads). 0: every check counts.
+  uint32_t flag_check_max_bytes = 35;
 };
 
 struct MethodReport {

@@ -13,6 +13,13 @@ inline constexpr const char* kCheckDesc = "()Z";
 inline constexpr const char* kCounter = "counter";
 inline constexpr const char* kCounterDesc = "I";
 inline constexpr const char* kFire = "fire";
+// A method entry's counting check: check(), after clearing `sampling` (the caller's sample
+// does not extend into a method that counts its own checks).
+inline constexpr const char* kCheckEntry = "checkEntry";
+// Flag checks (small loop-free methods) read this public static boolean; the duplicated code
+// sets it around its calls.
+inline constexpr const char* kSampling = "sampling";
+inline constexpr const char* kSamplingDesc = "Z";
 inline constexpr const char* kCallEdge = "callEdge";
 // Caller-side call edges (the `call-edge` instrumentation): before an invoke, with the site key
 // (docs/design/runtime-contract.md); the virtual forms also take the receiver.

@@ -29,8 +29,8 @@ MethodSites::MethodSites(const MethodView& method,
 }
 
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
-                   CodeIR& ir) {
-  EventCode code(pool, ir.insns, method.runtime_class, method.code.max_locals);
+                   CodeIR& ir, uint16_t first_free_local) {
+  EventCode code(pool, ir.insns, method.runtime_class, first_free_local);
   for (const Site& site : sites) {
     code.next_event();
     if (auto s = site.instrumentation->emit(method, site.point, code); !s) return s;

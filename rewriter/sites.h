@@ -36,8 +36,9 @@ class MethodSites {
 };
 
 // Appends the events of `sites` to `ir.insns`, raising ir.max_locals for their scratch locals
-// (which start past the original method's locals).
+// (which start at `first_free_local`: past the original method's locals and any the transform
+// added).
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
-                   CodeIR& ir);
+                   CodeIR& ir, uint16_t first_free_local);
 
 }  // namespace duplex

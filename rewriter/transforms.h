@@ -8,6 +8,7 @@
 #include "classfile/error.h"
 #include "rewriter/cfg.h"
 #include "rewriter/dup_plan.h"
+#include "rewriter/rewriter.h"
 #include "rewriter/sites.h"
 
 namespace duplex {
@@ -40,7 +41,8 @@ struct Outline {
 Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
                                        ConstantPool& pool, bool with_events, bool count_edges,
-                                       const Outline& outline = {}, bool inline_check = false);
+                                       const Outline& outline = {},
+                                       CheckForm check = CheckForm::kCall);
 
 // No-Duplication: every instrumented point behind its own check.
 Result<TransformedCode> guard_each_event(const MethodView& method, const MethodSites& sites,
@@ -53,18 +55,5 @@ Result<TransformedCode> insert_events(const MethodView& method, const MethodSite
 // The check: `invokestatic Duplex.check()Z` (the runtime decrements the counter).
 Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class);
 
-// A check that branches to `sample` when it fires: the call above and `ifne`, or inline
-// (RewriteOptions::inline_check).
-class CheckEmitter {
- public:
-  static Result<CheckEmitter> make(ConstantPool& pool, std::string_view runtime_class,
-                                   bool inline_check);
-  // Appends the check to `ir.insns` (the inline form creates a label in `ir`).
-  void emit(CodeIR& ir, LabelId sample) const;
-
- private:
-  bool inline_ = false;
-  uint16_t check_ = 0, counter_ = 0, fire_ = 0;
-};
 
 }  // namespace duplex

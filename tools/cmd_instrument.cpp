@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -31,7 +32,11 @@ const char* const kInstrumentHelp =
     "                        paper) or outline (in a synthetic twin method `NAME$duplex`,\n"
     "                        so the method keeps only its checking code); default outline\n"
     "  --check C             the check: call (invokestatic Duplex.check) or inline\n"
-    "                        (decrement the counter in place); default call\n"
+    "                        (decrement the counter in place) or local (the counter\n"
+    "                        cached in a local in methods with loops); default call\n"
+    "  --flag-check-bytes N  loop-free methods of at most N bytes check the `sampling`\n"
+    "                        flag a sampled caller sets instead of counting; 0: off;\n"
+    "                        default 35 (HotSpot's MaxInlineSize)\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
@@ -94,9 +99,16 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       options.rewrite.outline = v == "outline";
     } else if (arg == "--check") {
       if (!value(v)) return "option --check needs a value";
-      if (v != "call" && v != "inline")
-        return "unknown check '" + v + "' (expected call or inline)";
-      options.rewrite.inline_check = v == "inline";
+      auto form = parse_check_form(v);
+      if (!form) return form.error().reason;
+      options.rewrite.check = *form;
+    } else if (arg == "--flag-check-bytes") {
+      if (!value(v)) return "option --flag-check-bytes needs a value";
+      char* end = nullptr;
+      unsigned long n = std::strtoul(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n > 65535 || v[0] == '-')
+        return "option --flag-check-bytes needs a byte count (0 to 65535), not '" + v + "'";
+      options.rewrite.flag_check_max_bytes = static_cast<uint32_t>(n);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

@@ -8,7 +8,7 @@
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--flag-check-bytes,0}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"

@@ -44,6 +44,9 @@ std::string probe_source() {
          "  static void big(int x) {\n" +
          big.str() +
          "  }\n"
+         "  int getField() { return field; }\n"
+         "  int sumGetter(int n) { int s = 0; for (int i = 0; i < n; i++) s += getField(); "
+         "return s; }\n"
          "}\n";
 }
 
@@ -209,6 +212,68 @@ TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden
     if (m.method == "golden([I)I") outlined = m.twin_code_size > 0;
   }
   CHECK(outlined);
+}
+
+TEST_CASE("golden listing: the local check, outlined", "[rewriter][golden]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.check = CheckForm::kLocal;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  std::string method = method_listing(r->bytes, "golden");
+  std::string twin = method_listing(r->bytes, "golden$duplex");
+  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline-local.txt";
+  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << method + twin;
+  std::ifstream in(file);
+  std::string expected((std::istreambuf_iterator<char>(in)), {});
+  CHECK(method + twin == expected);
+  // Both halves load the counter into a local first (the method before its entry check, the
+  // twin before its dispatch); the edge checks decrement the local and call fire() at zero.
+  CHECK(method.find("0: getstatic") < method.find("Duplex.check()Z"));
+  CHECK(twin.find("0: getstatic") < twin.find("tableswitch"));
+  for (const std::string* listing : {&method, &twin}) {
+    CHECK(listing->find("putstatic #") != std::string::npos);
+    CHECK(listing->find("Duplex.fire()Z") != std::string::npos);
+  }
+}
+
+TEST_CASE("the local check in the paper's layout", "[rewriter]") {
+  RewriteOptions options = options_for(Mode::kFull, {"field-access"});
+  options.check = CheckForm::kLocal;
+  options.outline = false;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  std::string looping = method_listing(r->bytes, "loopWithField");
+  CHECK(looping.find("0: getstatic") < looping.find("Duplex.check()Z"));
+  CHECK(looping.find("Duplex.fire()Z") != std::string::npos);
+  CHECK(reports(r.value())["loopWithField"].checks == 2);
+}
+
+TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag", "[rewriter]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.outline = false;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  // getField (5 bytes, no loop): its entry reads the flag and never counts.
+  std::string getter = method_listing(r->bytes, "getField");
+  CHECK(getter.find("getstatic #") < getter.find("Duplex.sampling:Z"));
+  CHECK(getter.find("Duplex.check") == std::string::npos);
+  // sumGetter (a loop): a counting entry check that clears the flag, and in its duplicated
+  // code the call of getField between setting and clearing the flag.
+  std::string caller = method_listing(r->bytes, "sumGetter");
+  CHECK(caller.find("Duplex.checkEntry()Z") != std::string::npos);
+  size_t set = caller.find("putstatic #");
+  size_t call = caller.find("Probe.getField()I", set);
+  size_t clear = caller.find("putstatic #", call);
+  CHECK(set != std::string::npos);
+  CHECK(call != std::string::npos);
+  CHECK(clear != std::string::npos);
+  CHECK(caller.find("Probe.getField()I") < set);  // the checking code's call is left alone
+  // 0 turns flag checks off: every method counts.
+  options.flag_check_max_bytes = 0;
+  auto counting = rewrite_class(probe_class(), options);
+  REQUIRE(counting.ok());
+  CHECK(method_listing(counting->bytes, "getField").find("Duplex.checkEntry()Z") !=
+        std::string::npos);
 }
 
 TEST_CASE("caller-side call edges: a key per invoke, no site tables", "[rewriter]") {

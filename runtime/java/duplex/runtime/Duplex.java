@@ -11,13 +11,26 @@ package duplex.runtime;
  *
  * <p>The sample condition is a counter decremented by every check. In counter-trigger mode it is
  * reset to the interval (plus optional jitter) whenever it reaches zero; in timer-trigger mode a
- * daemon thread zeroes it every timerMs milliseconds and a sample parks it at
- * Integer.MAX_VALUE. The global counter is a plain static int: threads racing on it may lose a
+ * daemon thread counts a tick every timerMs milliseconds and zeroes it; the first check to reach
+ * zero after a tick takes the sample. Between ticks the counter counts down from TIMER_POLL and
+ * then asks again: code that caches the counter in a local (the rewriter's local check) never
+ * reads the zeroed counter inside a call-free loop, but still sees the tick within TIMER_POLL
+ * checks. The global counter is a plain static int: threads racing on it may lose a
  * decrement, which shifts a sample by a check but never loses the sample condition for long
  * (the striped counter mode avoids most of those races).
  */
 public final class Duplex {
-  private static final int PARKED = Integer.MAX_VALUE;
+  /**
+   * Timer trigger: how many checks run between two looks at the tick count. Small enough that a
+   * loop holding the counter in a local sees a tick promptly, large enough to cost nothing.
+   */
+  private static final int TIMER_POLL = 1 << 14;
+
+  /** Timer ticks so far (written by the timer thread only). */
+  private static volatile int ticks;
+
+  /** The tick the global counter last sampled (timer trigger); stripes keep theirs beside them. */
+  private static int tickSeen;
   /**
    * Where the counter waits while sampling is off (interval 0). Not Integer.MAX_VALUE: a
    * decrement racing with setInterval() can write back the old parked value, and from here the
@@ -50,6 +63,15 @@ public final class Duplex {
    * the stripes instead.
    */
   public static int counter;
+
+  /**
+   * True while duplicated code (a sample) is calling out. Small loop-free methods check this
+   * flag instead of decrementing the counter (their checks would otherwise dominate the cost of
+   * hot loops they are inlined into), so they are sampled when a sampled caller calls them, and
+   * {@link #checkEntry} clears it. Plain static, not per thread: another thread may see it for
+   * the length of a call, which adds a little noise to that thread's small methods.
+   */
+  public static boolean sampling;
 
   static volatile int interval;
   static volatile double jitter;
@@ -108,6 +130,15 @@ public final class Duplex {
   // The contract with rewritten code.
 
   /**
+   * A method entry's check: {@link #check}, after ending any sample a caller extended into this
+   * call through {@link #sampling} (a method that counts its own checks samples itself).
+   */
+  public static boolean checkEntry() {
+    if (sampling) sampling = false; // read first: the flag's cache line stays shared
+    return check();
+  }
+
+  /**
    * A check: true when the caller should take a sample (enter its duplicated code). Kept tiny (28
    * bytes of bytecode, under the JIT's always-inline limit of 35) so that it is inlined at every
    * method entry and loop back edge; the rare reset is in fireGlobal().
@@ -148,11 +179,14 @@ public final class Duplex {
   private static boolean fireGlobal() {
     int iv = interval;
     if (iv <= 0) {
-      counter = TIMER ? PARKED : OFF; // sampling off
+      counter = TIMER ? TIMER_POLL : OFF; // sampling off
       return false;
     }
     if (TIMER) {
-      counter = PARKED; // until the timer thread zeroes it again
+      counter = TIMER_POLL;
+      int t = ticks;
+      if (t == tickSeen) return false; // no tick since the last sample: poll again later
+      tickSeen = t;
       Sampler.countSample();
     } else {
       counter = Sampler.sample(iv, jitter);
@@ -163,11 +197,14 @@ public final class Duplex {
   private static boolean fireStripe(int i) {
     int iv = interval;
     if (iv <= 0) {
-      STRIPES[i] = TIMER ? PARKED : OFF;
+      STRIPES[i] = TIMER ? TIMER_POLL : OFF;
       return false;
     }
     if (TIMER) {
-      STRIPES[i] = PARKED;
+      STRIPES[i] = TIMER_POLL;
+      int t = ticks;
+      if (t == STRIPES[i + 1]) return false; // the stripe's last tick, in its own cache line
+      STRIPES[i + 1] = t;
       Sampler.countSample();
     } else {
       STRIPES[i] = Sampler.sample(iv, jitter);
@@ -465,9 +502,14 @@ public final class Duplex {
   /** Starts counting the current interval afresh (timer mode: waits for the next tick). */
   private static void restartCounters() {
     int iv = interval;
-    int start = TIMER ? PARKED : iv <= 0 ? OFF : iv;
+    int start = TIMER ? TIMER_POLL : iv <= 0 ? OFF : iv;
+    int t = ticks; // timer mode: wait for the next tick
+    tickSeen = t;
     if (SPECIAL) {
-      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = start;
+      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) {
+        STRIPES[i] = start;
+        STRIPES[i + 1] = t;
+      }
       counter = 0;
     } else {
       counter = start;
@@ -477,6 +519,7 @@ public final class Duplex {
   /** The timer trigger: sets the sample condition; the next check takes the sample. */
   private static void tick() {
     if (interval <= 0) return;
+    ticks = ticks + 1; // only this thread writes it
     if (SPECIAL) {
       for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = 0;
     }
