@@ -1,5 +1,9 @@
 #include "rewriter/dup_plan.h"
 
+#include <string_view>
+
+#include "classfile/class_file.h"
+
 namespace duplex {
 namespace {
 
@@ -86,8 +90,50 @@ DupPlan plan_partial_duplication(const Cfg& cfg, const std::vector<uint8_t>& ins
   return plan;
 }
 
-bool wants_flag_checks(const Cfg& cfg, uint32_t code_bytes, uint32_t max_bytes) {
+namespace {
+
+// Erased signatures the JVM or the JDK itself calls on application objects: java.lang.Object's
+// methods, and the JDK's callback interfaces. A method with one of them is usually entered from
+// code that is not instrumented (HashMap calling hashCode, Arrays.sort calling compare), where
+// no sampled caller sets the `sampling` flag, so flag checks would never sample it.
+constexpr std::string_view kCalledByTheJdk[] = {
+    "main([Ljava/lang/String;)V",
+    "hashCode()I",
+    "equals(Ljava/lang/Object;)Z",
+    "toString()Ljava/lang/String;",
+    "compareTo(Ljava/lang/Object;)I",
+    "compare(Ljava/lang/Object;Ljava/lang/Object;)I",
+    "run()V",
+    "call()Ljava/lang/Object;",
+    "get()Ljava/lang/Object;",
+    "apply(Ljava/lang/Object;)Ljava/lang/Object;",
+    "accept(Ljava/lang/Object;)V",
+    "test(Ljava/lang/Object;)Z",
+    "iterator()Ljava/util/Iterator;",
+    "hasNext()Z",
+    "next()Ljava/lang/Object;",
+    "close()V",
+    "read()I",
+    "write(I)V",
+};
+
+}  // namespace
+
+bool likely_entered_from_outside(const MethodContext& method) {
+  // Class initializers run from the JVM; synthetic methods (lambda bodies, bridges, accessors)
+  // are called from generated or JDK code.
+  if (method.method_name == "<clinit>" || (method.access_flags & access::kSynthetic)) return true;
+  const std::string signature = method.method_id();
+  for (std::string_view s : kCalledByTheJdk) {
+    if (signature == s) return true;
+  }
+  return false;
+}
+
+bool wants_flag_checks(const MethodContext& method, const Cfg& cfg, uint32_t code_bytes,
+                       uint32_t max_bytes) {
   if (code_bytes == 0 || code_bytes > max_bytes) return false;
+  if (likely_entered_from_outside(method)) return false;
   for (const BasicBlock& block : cfg.blocks) {
     for (const CfgEdge& edge : block.succs) {
       if (edge.back) return false;

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "classfile/code_ir.h"
 #include "rewriter/cfg.h"
 
 namespace duplex {
@@ -24,9 +25,17 @@ struct DupPlan {
   bool flag_checks = false;
 };
 
-// True for a method whose checks should be flag checks: no back edge, and at most
-// `max_bytes` bytes of original code (0: never).
-bool wants_flag_checks(const Cfg& cfg, uint32_t code_bytes, uint32_t max_bytes);
+// True for a method that code outside the rewritten classes probably calls (the JVM, the JDK's
+// collections and callbacks): a class initializer, a synthetic method, or a method with the
+// erased signature of java.lang.Object's or a JDK callback interface's. A heuristic: the
+// rewriter sees no class hierarchy.
+bool likely_entered_from_outside(const MethodContext& method);
+
+// True for a method whose checks should be flag checks: no back edge, at most `max_bytes`
+// bytes of original code (0: never), and not likely entered from outside, since only a
+// sampled caller's duplicated code sets the flag that samples it.
+bool wants_flag_checks(const MethodContext& method, const Cfg& cfg, uint32_t code_bytes,
+                       uint32_t max_bytes);
 
 DupPlan plan_full_duplication(const Cfg& cfg, bool count_edges);
 // `instrumented`: by block, holds an instrumented point (the entry block does when the method

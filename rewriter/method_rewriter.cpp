@@ -128,7 +128,7 @@ class MethodRewriter {
   }
 
   bool flag_checks(const Cfg& cfg) const {
-    return wants_flag_checks(cfg, outcome_.report.original_code_size,
+    return wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
                              options_.flag_check_max_bytes);
   }
 

@@ -11,6 +11,7 @@
 
 #include "classfile/class_file.h"
 #include "classfile/disassembler.h"
+#include "rewriter/dup_plan.h"
 #include "rewriter/rewriter.h"
 #include "test_support.h"
 
@@ -274,6 +275,25 @@ TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag",
   REQUIRE(counting.ok());
   CHECK(method_listing(counting->bytes, "getField").find("Duplex.checkEntry()Z") !=
         std::string::npos);
+}
+
+TEST_CASE("methods the JVM or JDK calls keep counting checks, however small", "[rewriter]") {
+  auto method = [](std::string name, std::string descriptor, uint16_t flags = 0) {
+    MethodContext m;
+    m.class_name = "p/C";
+    m.method_name = std::move(name);
+    m.descriptor = std::move(descriptor);
+    m.access_flags = flags;
+    return m;
+  };
+  CHECK(likely_entered_from_outside(method("<clinit>", "()V")));
+  CHECK(likely_entered_from_outside(method("main", "([Ljava/lang/String;)V", access::kStatic)));
+  CHECK(likely_entered_from_outside(method("hashCode", "()I")));
+  CHECK(likely_entered_from_outside(method("compare", "(Ljava/lang/Object;Ljava/lang/Object;)I")));
+  CHECK(likely_entered_from_outside(method("lambda$run$0", "(I)I", access::kSynthetic)));
+  CHECK_FALSE(likely_entered_from_outside(method("getField", "()I")));
+  CHECK_FALSE(likely_entered_from_outside(method("hashCode", "(I)I")));  // not Object's
+  CHECK_FALSE(likely_entered_from_outside(method("<init>", "()V")));
 }
 
 TEST_CASE("caller-side call edges: a key per invoke, no site tables", "[rewriter]") {
