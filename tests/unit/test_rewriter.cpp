@@ -211,6 +211,15 @@ TEST_CASE("a malformed method leaves the whole class unchanged", "[rewriter]") {
     CHECK(r.error().offset == static_cast<int64_t>(bytes.size() - 2 - 1 - 6));
     CHECK(r.error().reason == "Code attribute name #13 is not a Utf8 entry");
   }
+  SECTION("a local past max_locals (which rewriting may raise)") {
+    check_class_refused(two_method_class({0x15, 0, 0x57, 0xb1}, 1), OffsetKind::kBytecode, 0,
+                        "iload uses local 0, past max_locals 0");
+  }
+  SECTION("invokeinterface with a non-zero fourth byte") {
+    check_class_refused(two_method_class({0x01, 0xb9, 0x00, 12, 1, 7, 0xb1}, 1),
+                        OffsetKind::kBytecode, 1,
+                        "invokeinterface's fourth operand byte is not zero");
+  }
   SECTION("a declared max_stack below what the code needs") {
     check_class_refused(two_method_class({0xb2, 0x00, 12, 0x57, 0xb1}, 0), OffsetKind::kNone, -1,
                         "declared max_stack 0 is below what the code needs (1)");
