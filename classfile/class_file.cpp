@@ -128,6 +128,7 @@ Result<ClassFile> ClassFile::parse(std::span<const uint8_t> bytes) {
   auto pool = ConstantPool::parse(in);
   if (!pool) return pool.error();
   cf.pool = std::move(pool.value());
+  cf.parsed_pool_count_ = cf.pool.count();
   return parse_body(std::move(cf), in);
 }
 

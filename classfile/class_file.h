@@ -87,6 +87,12 @@ class ClassFile {
 
   bool has_stack_map_frames() const { return major_version >= 50; }
 
+  // constant_pool_count as parsed, before any edit grew the pool (the current count for a
+  // class that was not parsed). References in the original code and attributes are checked
+  // against this: an index that was out of range in the input must stay an error after the
+  // rewriter appended entries, or a rewrite would "repair" a class the JVM refuses.
+  uint16_t parsed_pool_count() const { return source_ ? parsed_pool_count_ : pool.count(); }
+
   // Where `bytes` (a view from this class's attributes) starts in the parsed class file, so
   // decoders can report class-file offsets; 0 for bytes that were not parsed (edited ones).
   size_t file_offset_of(std::span<const uint8_t> bytes) const {
@@ -100,6 +106,7 @@ class ClassFile {
   static Result<ClassFile> parse_body(ClassFile cf, ByteReader& in);
 
   std::shared_ptr<const std::vector<uint8_t>> source_;  // keeps parsed views alive
+  uint16_t parsed_pool_count_ = 0;
 };
 
 }  // namespace duplex

@@ -150,7 +150,13 @@ struct MethodContext {
 // Builds the IR of `method` (which must have a Code attribute). May add Class entries to the
 // pool (for the implicit entry frame). Fails, without touching the method, on malformed code:
 // an unknown opcode, a branch into the middle of an instruction, a table offset that is not
-// on an instruction boundary, or a bad StackMapTable.
+// on an instruction boundary, or a bad StackMapTable; and on code the JVM refuses that
+// assembling would silently repair: an attribute name that is not a Utf8 entry, a pool index
+// that is out of range or of the wrong kind for its instruction (and a bad catch_type,
+// LocalVariableTable name, descriptor or index), non-zero reserved operand bytes, or, from
+// version 51, a missing StackMapTable frame where the verifier needs one. Pool indices are
+// checked against ClassFile::parsed_pool_count(), so entries added since parsing never make
+// a bad index good.
 Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method);
 
 }  // namespace duplex

@@ -14,6 +14,7 @@
 
 #include "classfile/attributes.h"
 #include "classfile/code_ir.h"
+#include "classfile/frames.h"
 #include "classfile/opcodes.h"
 
 namespace duplex {
@@ -36,6 +37,87 @@ namespace {
 
 // Marks an offset that needs a label before ids are assigned.
 constexpr LabelId kWanted = kNoLabel - 1;
+
+// Builder::starts_ flags, by offset.
+constexpr uint8_t kStart = 1;     // an instruction begins here
+constexpr uint8_t kHasFrame = 2;  // the StackMapTable has a frame here
+
+constexpr uint32_t tag_bit(CpTag t) {
+  return 1u << static_cast<unsigned>(t);
+}
+
+// The pool entry kinds an instruction's index may name, as HotSpot's verifiers accept them
+// for this class version (ldc of a Class from 49, of a MethodHandle or MethodType from 51;
+// invokespecial and invokestatic of an InterfaceMethodref from 52); 0 when it names none.
+uint32_t allowed_tags(uint8_t opcode, uint16_t major) {
+  switch (opcode) {
+    case op::kLdc:
+    case op::kLdcW: {
+      uint32_t t = tag_bit(CpTag::kInteger) | tag_bit(CpTag::kFloat) | tag_bit(CpTag::kString);
+      if (major >= 49) t |= tag_bit(CpTag::kClass);
+      if (major >= 51) t |= tag_bit(CpTag::kMethodHandle) | tag_bit(CpTag::kMethodType);
+      if (major >= 55) t |= tag_bit(CpTag::kDynamic);
+      return t;
+    }
+    case op::kLdc2W:
+      return tag_bit(CpTag::kLong) | tag_bit(CpTag::kDouble) |
+             (major >= 55 ? tag_bit(CpTag::kDynamic) : 0);
+    case op::kGetstatic:
+    case op::kPutstatic:
+    case op::kGetfield:
+    case op::kPutfield:
+      return tag_bit(CpTag::kFieldref);
+    case op::kInvokevirtual:
+      return tag_bit(CpTag::kMethodref);
+    case op::kInvokespecial:
+    case op::kInvokestatic:
+      return tag_bit(CpTag::kMethodref) | (major >= 52 ? tag_bit(CpTag::kInterfaceMethodref) : 0);
+    case op::kInvokeinterface:
+      return tag_bit(CpTag::kInterfaceMethodref);
+    case op::kInvokedynamic:
+      return tag_bit(CpTag::kInvokeDynamic);
+    case op::kNew:
+    case op::kAnewarray:
+    case op::kCheckcast:
+    case op::kInstanceof:
+    case op::kMultianewarray:
+      return tag_bit(CpTag::kClass);
+    default:
+      return 0;
+  }
+}
+
+// The local variable an instruction reads or writes, and its size in slots (0: none).
+struct LocalUse {
+  uint32_t index = 0;
+  uint32_t slots = 0;
+};
+
+LocalUse local_use(const Insn& insn) {
+  auto o = static_cast<uint8_t>(insn.opcode);
+  auto a = static_cast<uint32_t>(insn.a);
+  auto wide_kind = [](uint8_t kind) { return kind == 1 || kind == 3 ? 2u : 1u; };  // l, d
+  if (o >= op::kIload && o <= op::kAload) return {a, wide_kind(o - op::kIload)};
+  if (o >= op::kIload0 && o <= op::kAload3) {
+    return {(o - op::kIload0) % 4u, wide_kind(static_cast<uint8_t>((o - op::kIload0) / 4))};
+  }
+  if (o >= op::kIstore && o <= op::kAstore) return {a, wide_kind(o - op::kIstore)};
+  if (o >= op::kIstore0 && o <= op::kAstore3) {
+    return {(o - op::kIstore0) % 4u, wide_kind(static_cast<uint8_t>((o - op::kIstore0) / 4))};
+  }
+  if (o == op::kIinc || o == op::kRet) return {a, 1};
+  return {};
+}
+
+std::string tag_list(uint32_t tags) {
+  std::string out;
+  for (unsigned t = 1; t < 32; ++t) {
+    if (!(tags & (1u << t))) continue;
+    if (!out.empty()) out += " or ";
+    out += cp_tag_name(static_cast<CpTag>(t));
+  }
+  return out;
+}
 
 std::string hex(uint32_t v) {
   static const char* kDigits = "0123456789abcdef";
@@ -81,6 +163,16 @@ class Builder {
   Status decode_wide(ByteReader& in, uint32_t at, Insn& insn);
   Status read_branch(uint32_t at, int64_t target, Insn& insn);
 
+  Status check_operands() const;
+  Status check_pool_ref(const Insn& insn) const;
+  const CpEntry* parsed_entry(uint32_t index) const {
+    return index < cf_.parsed_pool_count() ? cf_.pool.entry(index) : nullptr;
+  }
+  bool is_parsed_utf8(uint32_t index) const {
+    const CpEntry* e = parsed_entry(index);
+    return e && e->tag == CpTag::kUtf8;
+  }
+
   Status decode_tables(RawTables& t);
   Status decode_frames(const Attribute& a, RawTables& t);
   Status decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out);
@@ -91,6 +183,8 @@ class Builder {
   Status mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what);
   Status mark_frame_types(const Frame& f);
   Status mark_type_annotation(const CodeTypeAnnotation& a);
+  Status check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const;
+  Status check_required_frames(const RawTables& t);
 
   void assign_labels();
   void place_labels();
@@ -136,7 +230,12 @@ Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {
 
 // Switch operands: padding to a multiple of four, then the default and the table.
 Status Builder::decode_switch(ByteReader& in, uint32_t at, Insn& insn) {
-  in.skip((4 - (at + 1) % 4) % 4);
+  bool nonzero_padding = false;
+  for (uint32_t i = (4 - (at + 1) % 4) % 4; i > 0; --i) nonzero_padding |= in.u1() != 0;
+  // Before version 51 the JVM refuses non-zero padding; the assembler would write zeros.
+  if (nonzero_padding && ctx_.major_version < 51 && !in.failed()) {
+    return Error::at_code(at, "switch padding bytes are not zero (required before version 51)");
+  }
   int64_t dflt = at + static_cast<int64_t>(in.s4());
   SwitchTable table;
   int64_t count = 0;
@@ -220,7 +319,10 @@ Status Builder::decode_operands(ByteReader& in, uint32_t at, OperandShape shape,
     case OperandShape::kMultiANewArray:
       insn.a = in.u2();
       insn.b = in.u1();
-      if (shape == OperandShape::kInvokeInterface) in.skip(1);
+      // The assembler writes a zero here: a non-zero byte must not come out "repaired".
+      if (shape == OperandShape::kInvokeInterface && in.u1() != 0 && !in.failed()) {
+        return Error::at_code(at, "invokeinterface's fourth operand byte is not zero");
+      }
       return Ok{};
     case OperandShape::kInvokeDynamic:
       insn.a = in.u2();
@@ -294,11 +396,11 @@ uint32_t Builder::decode_simple(uint32_t at, Insn& insn) const {
 
 Status Builder::decode_instructions() {
   starts_.assign(len_ + 1, 0);
-  starts_[len_] = 1;  // the end position is a valid (exclusive) range end
+  starts_[len_] = kStart;  // the end position is a valid (exclusive) range end
   ir_.insns.reserve(len_ / 2 + 4);
   ByteReader in(code_.code);
   for (uint32_t pos = 0; pos < len_;) {
-    starts_[pos] = 1;
+    starts_[pos] = kStart;
     Insn insn;
     uint32_t length = decode_simple(pos, insn);
     if (length == 0) {
@@ -313,6 +415,125 @@ Status Builder::decode_instructions() {
   const Insn& last = ir_.insns.back();
   if (!ends_block(static_cast<uint8_t>(last.opcode))) {
     return Error::at_code(last.original_offset, "code falls off the end");
+  }
+  return Ok{};
+}
+
+// Every pool index an instruction names must be an entry of the kind the JVM accepts, in the
+// pool as parsed (the rewriter appends entries, which must not make a bad index good), and
+// every local it uses must be below max_locals, as must the parameters (the rewriter may
+// raise max_locals, which must not make a bad index good either).
+Status Builder::check_operands() const {
+  int params = parameter_slots(ctx_.descriptor);
+  if (params >= 0) params += (ctx_.access_flags & access::kStatic) ? 0 : 1;
+  if (params > code_.max_locals) {
+    return Error::at_code(0, "the parameters take " + std::to_string(params) +
+                                 " local slots, past max_locals " +
+                                 std::to_string(code_.max_locals));
+  }
+  for (const Insn& insn : ir_.insns) {
+    if (auto s = check_pool_ref(insn); !s) return s;
+    LocalUse use = local_use(insn);
+    if (use.slots != 0 && use.index + use.slots > code_.max_locals) {
+      return Error::at_code(insn.original_offset,
+                            std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name) +
+                                " uses local " + std::to_string(use.index) + ", past max_locals " +
+                                std::to_string(code_.max_locals));
+    }
+  }
+  return Ok{};
+}
+
+Status Builder::check_pool_ref(const Insn& insn) const {
+  auto o = static_cast<uint8_t>(insn.opcode);
+  uint32_t allowed = allowed_tags(o, ctx_.major_version);
+  if (allowed == 0) return Ok{};
+  auto index = static_cast<uint32_t>(insn.a);
+  int64_t at = insn.original_offset;
+  std::string what = std::string(opcode_info(o).name) + " names pool #" + std::to_string(index);
+  const CpEntry* e = parsed_entry(index);
+  if (e == nullptr) {
+    return Error::at_code(at, what + ", not an entry of the pool (count " +
+                                  std::to_string(cf_.parsed_pool_count()) + ")");
+  }
+  if (!(allowed & tag_bit(e->tag))) {
+    return Error::at_code(at,
+                          what + " (" + cp_tag_name(e->tag) + "), expected " + tag_list(allowed));
+  }
+  if (e->tag == CpTag::kDynamic) {
+    auto nt = cf_.pool.name_and_type(e->b);
+    bool wide = nt && !nt->second.empty() && (nt->second[0] == 'J' || nt->second[0] == 'D');
+    if (!nt || wide != (o == op::kLdc2W)) {
+      return Error::at_code(at, what + " (Dynamic), of the wrong size");
+    }
+  }
+  if (o == op::kInvokeinterface) {
+    auto m = cf_.pool.member_ref(index);
+    int slots = m ? parameter_slots(m->descriptor) : -1;
+    if (slots < 0 || insn.b != slots + 1) {
+      return Error::at_code(
+          at, "invokeinterface count " + std::to_string(insn.b) + " does not match its descriptor");
+    }
+  }
+  return Ok{};
+}
+
+// From version 51 the type checker is the only verifier: it needs a frame at every branch
+// target, every handler and every instruction after an unconditional jump, return, athrow
+// or switch. The assembler would compute missing frames and so "repair" such a method.
+Status Builder::check_required_frames(const RawTables& t) {
+  if (ctx_.major_version < 51) return Ok{};
+  for (const auto& f : t.frames) starts_[f.offset] |= kHasFrame;  // offsets checked by mark
+  auto has = [this](uint32_t offset) { return (starts_[offset] & kHasFrame) != 0; };
+  auto missing = [](int64_t at, const std::string& what) {
+    return Error::at_code(
+        at, "no StackMapTable frame at " + what + " (required from class version 51)");
+  };
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    const Insn& insn = ir_.insns[i];
+    int64_t at = insn.original_offset;
+    if (insn.target != kNoLabel && !has(insn.target)) {
+      return missing(at, "branch target " + std::to_string(insn.target));
+    }
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (is_switch(o)) {
+      for (LabelId target : ir_.switches[insn.switch_index].targets) {
+        if (!has(target)) return missing(at, "switch target " + std::to_string(target));
+      }
+    }
+    if (ends_block(o) && i + 1 < ir_.insns.size()) {
+      int64_t next = ir_.insns[i + 1].original_offset;
+      if (!has(static_cast<uint32_t>(next))) {
+        return missing(next, "the instruction after " + std::string(opcode_info(o).name));
+      }
+    }
+  }
+  for (const auto& e : code_.exception_table) {
+    if (!has(e.handler_pc)) return missing(e.handler_pc, "exception handler");
+  }
+  return Ok{};
+}
+
+// Indices the JVM's format checker validates; the rewriter copies them, and may raise
+// max_locals or grow the pool, so a bad one must be refused here rather than repaired.
+Status Builder::check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const {
+  const char* table = types ? "LocalVariableTypeTable" : "LocalVariableTable";
+  for (const auto& v : vars) {
+    if (!is_parsed_utf8(v.name_index) || !is_parsed_utf8(v.descriptor_index)) {
+      return Error::at_code(v.start_pc, std::string(table) + " entry for local " +
+                                            std::to_string(v.index) +
+                                            ": name or descriptor is not a Utf8 entry");
+    }
+    uint32_t last = v.index;
+    if (!types) {
+      std::string_view d = cf_.pool.utf8(v.descriptor_index).value_or("");
+      if (d == "J" || d == "D") ++last;
+    }
+    if (last >= code_.max_locals) {
+      return Error::at_code(v.start_pc, std::string(table) + " names local " +
+                                            std::to_string(v.index) + ", past max_locals " +
+                                            std::to_string(code_.max_locals));
+    }
   }
   return Ok{};
 }
@@ -390,6 +611,14 @@ Status Builder::mark_type_annotation(const CodeTypeAnnotation& a) {
 Status Builder::mark_tables(const RawTables& t) {
   for (const auto& e : code_.exception_table) {
     if (e.start_pc >= e.end_pc) return Error::at_code(e.start_pc, "empty exception range");
+    if (e.catch_type != 0) {
+      const CpEntry* c = parsed_entry(e.catch_type);
+      if (c == nullptr || c->tag != CpTag::kClass) {
+        return Error::at_code(e.handler_pc, "exception handler's catch_type #" +
+                                                std::to_string(e.catch_type) +
+                                                " is not a Class entry");
+      }
+    }
     if (auto s = mark(e.start_pc, false, "exception range start"); !s) return s;
     if (auto s = mark(e.end_pc, true, "exception range end"); !s) return s;
     if (auto s = mark(e.handler_pc, false, "exception handler"); !s) return s;
@@ -399,6 +628,8 @@ Status Builder::mark_tables(const RawTables& t) {
   }
   if (auto s = mark_local_vars(t.locals, "local variable range"); !s) return s;
   if (auto s = mark_local_vars(t.local_types, "local variable type range"); !s) return s;
+  if (auto s = check_local_vars(t.locals, false); !s) return s;
+  if (auto s = check_local_vars(t.local_types, true); !s) return s;
   for (const auto& f : t.frames) {
     if (auto s = mark(f.offset, false, "stack map frame"); !s) return s;
     if (auto s = mark_frame_types(f.frame); !s) return s;
@@ -526,6 +757,14 @@ Status append_decoded(Result<std::vector<T>> r, std::vector<T>& out) {
 
 Status Builder::decode_tables(RawTables& t) {
   for (const Attribute& a : code_.attributes) {
+    // The JVM refuses a bad name (ClassFormatError); the assembler would drop the attribute.
+    if (!is_parsed_utf8(a.name_index)) {
+      size_t body = cf_.file_offset_of(a.data);
+      std::string why =
+          "Code attribute name #" + std::to_string(a.name_index) + " is not a Utf8 entry";
+      return body >= 6 ? Error::at_file(static_cast<int64_t>(body - 6), std::move(why))
+                       : Error::plain(std::move(why));
+    }
     std::string_view name = cf_.attribute_name(a);
     Status s = Ok{};
     if (name == "LineNumberTable") {
@@ -553,11 +792,13 @@ Result<CodeIR> Builder::run() {
   ir_.max_stack = code_.max_stack;
   ir_.max_locals = code_.max_locals;
   if (auto s = decode_instructions(); !s) return s.error();
+  if (auto s = check_operands(); !s) return s.error();
   RawTables tables;
   if (auto s = decode_tables(tables); !s) return s.error();
   label_at_.assign(len_ + 1, kNoLabel);
   if (auto s = mark_branches(); !s) return s.error();
   if (auto s = mark_tables(tables); !s) return s.error();
+  if (auto s = check_required_frames(tables); !s) return s.error();
   assign_labels();
   place_labels();
   resolve_tables(tables);

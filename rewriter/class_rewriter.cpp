@@ -148,6 +148,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
     MethodOutcome outcome = rewrite_method(cf, m, options, twin_names);
+    // One malformed method and the JVM refuses the class (at definition or verification):
+    // it is left exactly as it is, so that it fails just as it would without duplex.
+    if (outcome.malformed) return std::move(*outcome.malformed);
     if (outcome.added) {
       AddedMethod& twin = *outcome.added;
       if (!twin.calls.empty())

@@ -70,17 +70,17 @@ class MethodRewriter {
       return unchanged("HotSpot requires java.lang.Object.<init> to stay a lone return");
     }
     auto ir = build_code_ir(cf_, method_);
-    if (!ir) return unchanged("cannot read the code: " + ir.error().message());
+    if (!ir) return malformed(std::move(ir.error()));
     ir_ = std::move(ir.value());
     // The assembler recomputes max_stack; a method whose declared max_stack is too small
     // (which the JVM rejects) must not come out "repaired", or the class would load only
     // when rewritten.
     auto needed = compute_max_stack(ir_, cf_.pool, ctx_);
-    if (!needed) return unchanged("cannot read the code: " + needed.error().message());
+    if (!needed) return malformed(std::move(needed.error()));
     if (*needed > ir_.max_stack) {
-      return unchanged("declared max_stack " + std::to_string(ir_.max_stack) +
-                       " is below what the code needs (" + std::to_string(*needed) +
-                       "): the JVM rejects this method, so it is left as it is");
+      return malformed(Error::plain("declared max_stack " + std::to_string(ir_.max_stack) +
+                                    " is below what the code needs (" + std::to_string(*needed) +
+                                    ")"));
     }
     outcome_.report.original_code_size = original_code_size(code_attr);
     outcome_.report.new_code_size = outcome_.report.original_code_size;
@@ -105,6 +105,14 @@ class MethodRewriter {
     const uint8_t* d = code->data.data();
     return static_cast<uint32_t>(d[4]) << 24 | static_cast<uint32_t>(d[5]) << 16 |
            static_cast<uint32_t>(d[6]) << 8 | d[7];
+  }
+
+  // Code the JVM refuses: the method is left as it is, and so must be the whole class.
+  MethodOutcome malformed(Error e) {
+    e.in(ctx_.class_name, ctx_.method_id());
+    MethodOutcome out = unchanged("cannot read the code: " + e.message());
+    out.malformed = std::move(e);
+    return out;
   }
 
   MethodOutcome unchanged(std::string reason) {

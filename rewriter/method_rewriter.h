@@ -33,9 +33,13 @@ struct MethodOutcome {
   std::vector<CallSite> calls;  // empty unless the method changed
   std::optional<AddedMethod> added;
   std::vector<SiteRecord> sites;  // the instrumented points (indices assigned by the caller)
+  // Set when the method is malformed (code the JVM would refuse): the whole class must then
+  // be left as it is, since a rewrite could repair it or change how the JVM fails.
+  std::optional<Error> malformed;
 };
 
-// Never fails: a method that cannot be rewritten is left unchanged, with the reason.
+// Never fails: a method that cannot be rewritten is left unchanged, with the reason, and a
+// malformed one is also reported in `malformed`.
 // `twin_names` collects the outlined twins' names + descriptors across the class's methods.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names);

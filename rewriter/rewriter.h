@@ -117,8 +117,11 @@ struct ClassRewrite {
   std::vector<std::string> notes;
 };
 
-// Rewrites one class. Fails only when the class cannot be parsed or written, or when it was
-// already rewritten by duplex (refused with a clear message); never because of one method.
+// Rewrites one class. Fails when the class cannot be parsed or written, when it was already
+// rewritten by duplex (refused with a clear message), or when one of its methods is malformed
+// (code the JVM refuses: see build_code_ir; a max_stack below what the code needs): rewriting
+// could repair such a class or change how the JVM fails on it, so it must stay as it is. A
+// method that is well formed but cannot be transformed is left unchanged, with the reason.
 Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
                                    const RewriteOptions& options);
 

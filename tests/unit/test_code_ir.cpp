@@ -47,45 +47,94 @@ const Member* find_method(const ClassFile& cf, std::string_view name) {
   return nullptr;
 }
 
-// A class `T` (major `major`) whose only method is `static m()V` with this code.
+// A raw attribute inside the Code attribute: its name index and body.
+struct RawCodeAttribute {
+  uint16_t name_index = 0;
+  std::vector<uint8_t> body;
+};
+
+// Pool of the classes below. Entries the tests name:
+//   #2 Class T, #5 Utf8 "m", #7 Utf8 "Code", #9 Methodref T.m()V, #12 Fieldref T.m:I,
+//   #13 Integer 7, #14 Utf8 "StackMapTable", #15 InterfaceMethodref T.m()V,
+//   #16 Utf8 "LocalVariableTable"; the count is 17.
+constexpr uint16_t kPoolCount = 17;
+
+// A class `T` (major `major`) whose only method is `m()V` (static unless `access` says
+// otherwise) with this code (max_stack 4), these handlers and these attributes of its Code
+// attribute.
 std::vector<uint8_t> class_with_code(const std::vector<uint8_t>& code,
                                      const std::vector<ExceptionTableEntry>& handlers = {},
-                                     uint16_t major = 52) {
+                                     uint16_t major = 52,
+                                     const std::vector<RawCodeAttribute>& code_attributes = {},
+                                     uint16_t max_locals = 4, uint16_t access = 0x09) {
   ByteWriter w;
   w.u4(0xCAFEBABE);
   w.u2(0);
   w.u2(major);
-  w.u2(8);  // #1 Utf8 T, #2 Class #1, #3 Utf8 Object, #4 Class #3, #5 m, #6 ()V, #7 Code
+  w.u2(kPoolCount);
   auto utf8 = [&w](std::string_view s) {
     w.u1(1);
     w.u2(static_cast<uint32_t>(s.size()));
     w.bytes(s);
   };
-  utf8("T");
-  w.u1(7), w.u2(1);
-  utf8("java/lang/Object");
-  w.u1(7), w.u2(3);
-  utf8("m");
-  utf8("()V");
-  utf8("Code");
+  utf8("T");                    // #1
+  w.u1(7), w.u2(1);             // #2 Class T
+  utf8("java/lang/Object");     // #3
+  w.u1(7), w.u2(3);             // #4 Class java/lang/Object
+  utf8("m");                    // #5
+  utf8("()V");                  // #6
+  utf8("Code");                 // #7
+  w.u1(12), w.u2(5), w.u2(6);   // #8 NameAndType m ()V
+  w.u1(10), w.u2(2), w.u2(8);   // #9 Methodref T.m()V
+  utf8("I");                    // #10
+  w.u1(12), w.u2(5), w.u2(10);  // #11 NameAndType m I
+  w.u1(9), w.u2(2), w.u2(11);   // #12 Fieldref T.m:I
+  w.u1(3), w.u4(7);             // #13 Integer 7
+  utf8("StackMapTable");        // #14
+  w.u1(11), w.u2(2), w.u2(8);   // #15 InterfaceMethodref T.m()V
+  utf8("LocalVariableTable");   // #16
   w.u2(0x21), w.u2(2), w.u2(4), w.u2(0), w.u2(0);
-  w.u2(1), w.u2(0x09), w.u2(5), w.u2(6), w.u2(1), w.u2(7);
-  w.u4(static_cast<uint32_t>(12 + code.size() + 8 * handlers.size()));
-  w.u2(4), w.u2(4), w.u4(static_cast<uint32_t>(code.size()));
+  w.u2(1), w.u2(access), w.u2(5), w.u2(6), w.u2(1), w.u2(7);
+  size_t attrs_size = 0;
+  for (const auto& a : code_attributes) attrs_size += 6 + a.body.size();
+  w.u4(static_cast<uint32_t>(12 + code.size() + 8 * handlers.size() + attrs_size));
+  w.u2(4), w.u2(max_locals), w.u4(static_cast<uint32_t>(code.size()));
   w.bytes(code);
   w.u2(static_cast<uint32_t>(handlers.size()));
-  for (const auto& h : handlers) w.u2(h.start_pc), w.u2(h.end_pc), w.u2(h.handler_pc), w.u2(0);
-  w.u2(0);
+  for (const auto& h : handlers) {
+    w.u2(h.start_pc), w.u2(h.end_pc), w.u2(h.handler_pc), w.u2(h.catch_type);
+  }
+  w.u2(static_cast<uint32_t>(code_attributes.size()));
+  for (const auto& a : code_attributes) {
+    w.u2(a.name_index);
+    w.u4(static_cast<uint32_t>(a.body.size()));
+    w.bytes(a.body);
+  }
   w.u2(0);
   return w.take();
 }
 
 Result<CodeIR> ir_of_code(const std::vector<uint8_t>& code,
                           const std::vector<ExceptionTableEntry>& handlers = {},
-                          uint16_t major = 52) {
-  auto cf = ClassFile::parse(class_with_code(code, handlers, major));
+                          uint16_t major = 52,
+                          const std::vector<RawCodeAttribute>& code_attributes = {},
+                          uint16_t max_locals = 4, uint16_t access = 0x09) {
+  auto cf =
+      ClassFile::parse(class_with_code(code, handlers, major, code_attributes, max_locals, access));
+  INFO((cf ? "" : cf.error().message()));
   REQUIRE(cf.ok());
   return build_code_ir(cf.value(), cf->methods[0]);
+}
+
+// Checks that building failed for T.m()V at this bytecode offset with this in the reason.
+void check_rejected(const Result<CodeIR>& ir, int64_t offset, std::string_view reason) {
+  REQUIRE_FALSE(ir.ok());
+  INFO(ir.error().message());
+  CHECK(ir.error().class_name == "T");
+  CHECK(ir.error().method == "m()V");
+  CHECK(ir.error().offset_kind == OffsetKind::kBytecode);
+  CHECK(ir.error().offset == offset);
+  CHECK(ir.error().reason.find(reason) != std::string::npos);
 }
 
 size_t count_labels(const CodeIR& ir) {
@@ -209,8 +258,8 @@ fs::path cached_extract(const std::string& name, const std::string& command_fmt)
 }  // namespace
 
 TEST_CASE("build_code_ir places labels only where needed", "[code_ir]") {
-  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
-  auto ir = ir_of_code({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1});
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return (version 50: no frames needed)
+  auto ir = ir_of_code({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1}, {}, 50);
   REQUIRE(ir.ok());
   REQUIRE(ir->labels.size() == 1);
   CHECK(ir->labels[0].original_offset == 6);
@@ -232,7 +281,7 @@ TEST_CASE("build_code_ir decodes switches, wide forms and jsr", "[code_ir]") {
       0xb1,                                       // 30: return
       0xb1,                                       // 31: return
   };
-  auto ir = ir_of_code(code);
+  auto ir = ir_of_code(code, {}, 50, {}, 257);  // max_locals: 257, for iinc 256
   INFO((ir ? "" : ir.error().message()));
   REQUIRE(ir.ok());
   REQUIRE(ir->switches.size() == 1);
@@ -297,6 +346,173 @@ TEST_CASE("build_code_ir rejects malformed code with the offset", "[code_ir]") {
     auto ir = ir_of_code(code);
     REQUIRE_FALSE(ir.ok());
     CHECK(ir.error().offset == 1);
+  }
+}
+
+TEST_CASE("build_code_ir rejects pool references of the wrong kind", "[code_ir]") {
+  SECTION("invokevirtual of a Fieldref") {
+    // 0: nop  1: invokevirtual #12  4: return
+    check_rejected(ir_of_code({0x00, 0xb6, 0x00, 12, 0xb1}), 1,
+                   "invokevirtual names pool #12 (Fieldref), expected Methodref");
+  }
+  SECTION("getfield of a Methodref") {
+    check_rejected(ir_of_code({0xb4, 0x00, 9, 0xb1}), 0,
+                   "getfield names pool #9 (Methodref), expected Fieldref");
+  }
+  SECTION("ldc of an entry that is not loadable") {
+    check_rejected(ir_of_code({0x12, 5, 0x57, 0xb1}), 0, "ldc names pool #5 (Utf8)");
+  }
+  SECTION("ldc2_w of an Integer") {
+    check_rejected(ir_of_code({0x14, 0x00, 13, 0x58, 0xb1}), 0,
+                   "ldc2_w names pool #13 (Integer), expected Long or Double");
+  }
+  SECTION("new and checkcast of something else than a Class") {
+    check_rejected(ir_of_code({0xbb, 0x00, 13, 0x57, 0xb1}), 0,
+                   "new names pool #13 (Integer), expected Class");
+    check_rejected(ir_of_code({0x01, 0xc0, 0x00, 9, 0x57, 0xb1}), 1,
+                   "checkcast names pool #9 (Methodref), expected Class");
+  }
+  SECTION("invokestatic of an InterfaceMethodref before version 52") {
+    check_rejected(ir_of_code({0xb8, 0x00, 15, 0xb1}, {}, 51), 0,
+                   "invokestatic names pool #15 (InterfaceMethodref)");
+    CHECK(ir_of_code({0xb8, 0x00, 15, 0xb1}, {}, 52).ok());
+  }
+  SECTION("an index out of the pool, and index 0") {
+    check_rejected(ir_of_code({0xb2, 0x01, 0x00, 0x57, 0xb1}), 0,
+                   "getstatic names pool #256, not an entry of the pool (count 17)");
+    check_rejected(ir_of_code({0xb8, 0x00, 0x00, 0xb1}), 0,
+                   "invokestatic names pool #0, not an entry");
+  }
+  SECTION("invokeinterface with a non-zero fourth byte or a wrong count") {
+    check_rejected(ir_of_code({0x01, 0xb9, 0x00, 15, 1, 1, 0xb1}), 1,
+                   "invokeinterface's fourth operand byte is not zero");
+    check_rejected(ir_of_code({0x01, 0xb9, 0x00, 15, 2, 0, 0xb1}), 1,
+                   "invokeinterface count 2 does not match its descriptor");
+    check_rejected(ir_of_code({0x01, 0xb9, 0x00, 15, 0, 0, 0xb1}), 1,
+                   "invokeinterface count 0 does not match its descriptor");
+    CHECK(ir_of_code({0x01, 0xb9, 0x00, 15, 1, 0, 0xb1}).ok());
+  }
+  SECTION("a catch_type that is not a Class") {
+    // 0: nop  1: return  2: athrow (handler, no frame needed at version 50)
+    check_rejected(ir_of_code({0x00, 0xb1, 0xbf}, {{0, 1, 2, 13}}, 50), 2,
+                   "catch_type #13 is not a Class entry");
+    CHECK(ir_of_code({0x00, 0xb1, 0xbf}, {{0, 1, 2, 2}}, 50).ok());
+  }
+}
+
+TEST_CASE("build_code_ir rejects locals past max_locals", "[code_ir]") {
+  SECTION("a load, a two-slot store, an iinc") {
+    check_rejected(ir_of_code({0x15, 4, 0x57, 0xb1}), 0, "iload uses local 4, past max_locals 4");
+    // 0: lconst_0  1: lstore_3 (slots 3 and 4)
+    check_rejected(ir_of_code({0x09, 0x42, 0xb1}), 1, "lstore_3 uses local 3, past max_locals 4");
+    check_rejected(ir_of_code({0x84, 7, 1, 0xb1}), 0, "iinc uses local 7, past max_locals 4");
+    CHECK(ir_of_code({0x09, 0x41, 0xb1}).ok());  // lstore_2: slots 2 and 3
+  }
+  SECTION("the parameters") {
+    // An instance method: `this` takes a slot, and max_locals is 0.
+    check_rejected(ir_of_code({0xb1}, {}, 52, {}, 0, 0x01), 0,
+                   "the parameters take 1 local slots, past max_locals 0");
+    CHECK(ir_of_code({0xb1}, {}, 52, {}, 0, 0x09).ok());
+  }
+}
+
+TEST_CASE("build_code_ir rejects non-zero switch padding before version 51", "[code_ir]") {
+  // 0: iconst_0  1: tableswitch, padding 2 bytes, default -> 20, low 0, high 0, 0 -> 20
+  // 20: return
+  std::vector<uint8_t> code = {0x03, 0xaa, 0, 0, 0, 0, 0, 19, 0,  0,   0,
+                               0,    0,    0, 0, 0, 0, 0, 0,  19, 0xb1};
+  CHECK(ir_of_code(code, {}, 50).ok());
+  code[3] = 1;
+  check_rejected(ir_of_code(code, {}, 50), 1,
+                 "switch padding bytes are not zero (required before version 51)");
+  // From version 51 the JVM ignores the padding (frames at 20, the target).
+  CHECK(ir_of_code(code, {}, 51, {{14, {0, 1, 20}}}).ok());
+}
+
+TEST_CASE("build_code_ir checks references against the pool as parsed", "[code_ir]") {
+  // 0: getstatic #19  3: pop  4: return. #19 is past the parsed pool (count 17), and stays an
+  // error after the pool grows so that #19 becomes a Fieldref.
+  auto cf = ClassFile::parse(class_with_code({0xb2, 0x00, 19, 0x57, 0xb1}));
+  REQUIRE(cf.ok());
+  CHECK(cf->parsed_pool_count() == kPoolCount);
+  auto added = cf->pool.add_fieldref("T", "x", "I");
+  REQUIRE(added.ok());
+  REQUIRE(*added == 19);
+  CHECK(cf->pool.count() > kPoolCount);
+  CHECK(cf->parsed_pool_count() == kPoolCount);
+  check_rejected(build_code_ir(cf.value(), cf->methods[0]), 0,
+                 "getstatic names pool #19, not an entry of the pool (count 17)");
+}
+
+TEST_CASE("build_code_ir rejects a Code attribute whose name is not a Utf8", "[code_ir]") {
+  for (uint16_t name : {uint16_t{13}, uint16_t{kPoolCount}, uint16_t{0}}) {
+    auto cf = ClassFile::parse(class_with_code({0xb1}, {}, 52, {{name, {1, 2}}}));
+    REQUIRE(cf.ok());
+    auto ir = build_code_ir(cf.value(), cf->methods[0]);
+    REQUIRE_FALSE(ir.ok());
+    INFO(ir.error().message());
+    CHECK(ir.error().class_name == "T");
+    CHECK(ir.error().method == "m()V");
+    CHECK(ir.error().offset_kind == OffsetKind::kClassFile);
+    // The attribute header: after the Code attribute's 12-byte header, one instruction, the
+    // empty exception table and the attribute count.
+    const Attribute* code = cf->find_attribute(cf->methods[0].attributes, "Code");
+    REQUIRE(code != nullptr);
+    CHECK(ir.error().offset == static_cast<int64_t>(cf->file_offset_of(code->data) + 8 + 1 + 4));
+    CHECK(ir.error().reason ==
+          "Code attribute name #" + std::to_string(name) + " is not a Utf8 entry");
+  }
+}
+
+TEST_CASE("build_code_ir rejects a LocalVariableTable past max_locals", "[code_ir]") {
+  // One entry: start 0, length 1, name #5, descriptor #10 (I), index 4 (max_locals is 4).
+  std::vector<uint8_t> lvt = {0, 1, 0, 0, 0, 1, 0, 5, 0, 10, 0, 4};
+  check_rejected(ir_of_code({0xb1}, {}, 52, {{16, lvt}}), 0,
+                 "LocalVariableTable names local 4, past max_locals 4");
+  lvt.back() = 3;
+  CHECK(ir_of_code({0xb1}, {}, 52, {{16, lvt}}).ok());
+  lvt[7] = 13;  // the name is an Integer
+  check_rejected(ir_of_code({0xb1}, {}, 52, {{16, lvt}}), 0,
+                 "name or descriptor is not a Utf8 entry");
+}
+
+TEST_CASE("build_code_ir requires StackMapTable frames from version 51", "[code_ir]") {
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
+  const std::vector<uint8_t> branch = {0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1};
+  SECTION("a branch target") {
+    check_rejected(ir_of_code(branch, {}, 51), 1,
+                   "no StackMapTable frame at branch target 6 (required from class version 51)");
+    CHECK(ir_of_code(branch, {}, 50).ok());
+    // One same_frame at 6.
+    CHECK(ir_of_code(branch, {}, 51, {{14, {0, 1, 6}}}).ok());
+  }
+  SECTION("a switch target") {
+    // 0: iconst_0  1: lookupswitch (pad 2) default -> 20, 1 pair: 5 -> 21  20: return 21: return
+    std::vector<uint8_t> code = {0x03, 0xab, 0, 0, 0, 0, 0, 19, 0,  0,    0,
+                                 1,    0,    0, 0, 5, 0, 0, 0,  20, 0xb1, 0xb1};
+    // Frames at 20 and 21 (same_frame 20, same_frame 0): fine; without 21, rejected.
+    CHECK(ir_of_code(code, {}, 52, {{14, {0, 2, 20, 0}}}).ok());
+    check_rejected(ir_of_code(code, {}, 52, {{14, {0, 1, 20}}}), 1,
+                   "no StackMapTable frame at switch target 21");
+  }
+  SECTION("an exception handler") {
+    // 0: nop  1: return  2: athrow
+    check_rejected(ir_of_code({0x00, 0xb1, 0xbf}, {{0, 1, 2, 0}}, 52), 2,
+                   "no StackMapTable frame at the instruction after return");
+    // same_locals_1_stack_item_frame at 2 (delta 2), stack: Object java/lang/Throwable is
+    // not in the pool, so use Object #4.
+    CHECK(ir_of_code({0x00, 0xb1, 0xbf}, {{0, 1, 2, 0}}, 52, {{14, {0, 1, 66, 7, 0, 4}}}).ok());
+  }
+  SECTION("a handler that is not after an unconditional jump") {
+    // 0: nop  1: nop  2: return; handler [0, 1) -> 1
+    check_rejected(ir_of_code({0x00, 0x00, 0xb1}, {{0, 1, 1, 0}}, 52), 1,
+                   "no StackMapTable frame at exception handler");
+  }
+  SECTION("the instruction after a goto") {
+    // 0: goto 4  3: nop  4: return; a frame at 4 only.
+    check_rejected(ir_of_code({0xa7, 0x00, 0x04, 0x00, 0xb1}, {}, 52, {{14, {0, 1, 4}}}), 3,
+                   "no StackMapTable frame at the instruction after goto");
+    CHECK(ir_of_code({0xa7, 0x00, 0x04, 0x00, 0xb1}, {}, 52, {{14, {0, 2, 3, 0}}}).ok());
   }
 }
 

@@ -9,6 +9,7 @@
 #include <map>
 #include <sstream>
 
+#include "classfile/bytes.h"
 #include "classfile/class_file.h"
 #include "classfile/disassembler.h"
 #include "rewriter/dup_plan.h"
@@ -94,6 +95,74 @@ std::string method_listing(const std::vector<uint8_t>& bytes, const std::string&
   return all.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
 }
 
+// A class `T` (version 52) with a static int field `f` and two static methods: `a()V` reads
+// `f` (an instrumentation site), `b()V` has this code and max_stack (max_locals 0) and these
+// attributes inside its Code attribute. Pool (count 14): #2 Class T, #8 Utf8 "Code",
+// #12 Fieldref T.f:I, #13 Integer 7.
+std::vector<uint8_t> two_method_class(
+    const std::vector<uint8_t>& b_code, uint16_t b_max_stack,
+    const std::vector<std::pair<uint16_t, std::vector<uint8_t>>>& b_code_attributes = {}) {
+  ByteWriter w;
+  w.u4(0xCAFEBABE);
+  w.u2(0);
+  w.u2(52);
+  w.u2(14);
+  auto utf8 = [&w](std::string_view s) {
+    w.u1(1);
+    w.u2(static_cast<uint32_t>(s.size()));
+    w.bytes(s);
+  };
+  utf8("T");                    // #1
+  w.u1(7), w.u2(1);             // #2
+  utf8("java/lang/Object");     // #3
+  w.u1(7), w.u2(3);             // #4
+  utf8("a");                    // #5
+  utf8("b");                    // #6
+  utf8("()V");                  // #7
+  utf8("Code");                 // #8
+  utf8("f");                    // #9
+  utf8("I");                    // #10
+  w.u1(12), w.u2(9), w.u2(10);  // #11 NameAndType f I
+  w.u1(9), w.u2(2), w.u2(11);   // #12 Fieldref T.f:I
+  w.u1(3), w.u4(7);             // #13 Integer 7
+  w.u2(0x21), w.u2(2), w.u2(4), w.u2(0);
+  w.u2(1), w.u2(0x08), w.u2(9), w.u2(10), w.u2(0);  // static int f
+  w.u2(2);
+  auto method = [&](uint16_t name, uint16_t max_stack, const std::vector<uint8_t>& code,
+                    const std::vector<std::pair<uint16_t, std::vector<uint8_t>>>& attrs) {
+    w.u2(0x09), w.u2(name), w.u2(7), w.u2(1), w.u2(8);
+    size_t attrs_size = 0;
+    for (const auto& a : attrs) attrs_size += 6 + a.second.size();
+    w.u4(static_cast<uint32_t>(12 + code.size() + attrs_size));
+    w.u2(max_stack), w.u2(0), w.u4(static_cast<uint32_t>(code.size()));
+    w.bytes(code);
+    w.u2(0);
+    w.u2(static_cast<uint32_t>(attrs.size()));
+    for (const auto& [attr_name, body] : attrs) {
+      w.u2(attr_name);
+      w.u4(static_cast<uint32_t>(body.size()));
+      w.bytes(body);
+    }
+  };
+  method(5, 1, {0xb2, 0x00, 12, 0x57, 0xb1}, {});  // a: getstatic f, pop, return
+  method(6, b_max_stack, b_code, b_code_attributes);
+  w.u2(0);
+  return w.take();
+}
+
+// Rewriting T fails as a whole, naming b()V, this offset and this in the reason.
+void check_class_refused(const std::vector<uint8_t>& bytes, OffsetKind kind, int64_t offset,
+                         std::string_view reason) {
+  auto r = rewrite_class(bytes, options_for(Mode::kFull, {"field-access"}));
+  REQUIRE_FALSE(r.ok());
+  INFO(r.error().message());
+  CHECK(r.error().class_name == "T");
+  CHECK(r.error().method == "b()V");
+  CHECK(r.error().offset_kind == kind);
+  CHECK(r.error().offset == offset);
+  CHECK(r.error().reason.find(reason) != std::string::npos);
+}
+
 }  // namespace
 
 TEST_CASE("a method with no sites is left alone", "[rewriter]") {
@@ -101,6 +170,61 @@ TEST_CASE("a method with no sites is left alone", "[rewriter]") {
   auto m = reports(rewrite(Mode::kFull, {"field-access"}));
   CHECK(m["sumArray"].applied == Transform::kUnchanged);
   CHECK(m["sumArray"].reason == "no instrumentation sites");
+}
+
+TEST_CASE("a malformed method leaves the whole class unchanged", "[rewriter]") {
+  SECTION("a well-formed T is rewritten, and its pool grows") {
+    auto r = rewrite_class(two_method_class({0xb1}, 0), options_for(Mode::kFull, {"field-access"}));
+    REQUIRE(r.ok());
+    CHECK(r->changed);
+    auto cf = ClassFile::parse(r->bytes);
+    REQUIRE(cf.ok());
+    CHECK(cf->pool.count() > 14);
+  }
+  SECTION("an invoke of a Fieldref") {
+    check_class_refused(two_method_class({0x00, 0xb6, 0x00, 12, 0xb1}, 1), OffsetKind::kBytecode, 1,
+                        "invokevirtual names pool #12 (Fieldref), expected Methodref");
+  }
+  SECTION("ldc of a Fieldref, new of an Integer") {
+    check_class_refused(two_method_class({0x12, 12, 0x57, 0xb1}, 1), OffsetKind::kBytecode, 0,
+                        "ldc names pool #12 (Fieldref)");
+    check_class_refused(two_method_class({0xbb, 0x00, 13, 0x57, 0xb1}, 1), OffsetKind::kBytecode, 0,
+                        "new names pool #13 (Integer), expected Class");
+  }
+  SECTION("an index past the parsed pool, which rewriting a() makes a real entry") {
+    check_class_refused(two_method_class({0xb2, 0x00, 14, 0x57, 0xb1}, 1), OffsetKind::kBytecode, 0,
+                        "getstatic names pool #14, not an entry of the pool (count 14)");
+  }
+  SECTION("a missing StackMapTable frame") {
+    // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
+    check_class_refused(two_method_class({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1}, 1),
+                        OffsetKind::kBytecode, 1, "no StackMapTable frame at branch target 6");
+  }
+  SECTION("a Code attribute whose name is not a Utf8") {
+    auto bytes = two_method_class({0xb1}, 0, {{13, {1}}});
+    auto r = rewrite_class(bytes, options_for(Mode::kFull, {"field-access"}));
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error().class_name == "T");
+    CHECK(r.error().method == "b()V");
+    CHECK(r.error().offset_kind == OffsetKind::kClassFile);
+    // The attribute is the last thing before b's end, the class's attribute count (2 bytes)
+    // and its 1-byte body.
+    CHECK(r.error().offset == static_cast<int64_t>(bytes.size() - 2 - 1 - 6));
+    CHECK(r.error().reason == "Code attribute name #13 is not a Utf8 entry");
+  }
+  SECTION("a local past max_locals (which rewriting may raise)") {
+    check_class_refused(two_method_class({0x15, 0, 0x57, 0xb1}, 1), OffsetKind::kBytecode, 0,
+                        "iload uses local 0, past max_locals 0");
+  }
+  SECTION("invokeinterface with a non-zero fourth byte") {
+    check_class_refused(two_method_class({0x01, 0xb9, 0x00, 12, 1, 7, 0xb1}, 1),
+                        OffsetKind::kBytecode, 1,
+                        "invokeinterface's fourth operand byte is not zero");
+  }
+  SECTION("a declared max_stack below what the code needs") {
+    check_class_refused(two_method_class({0xb2, 0x00, 12, 0x57, 0xb1}, 0), OffsetKind::kNone, -1,
+                        "declared max_stack 0 is below what the code needs (1)");
+  }
 }
 
 TEST_CASE("Full-Duplication checks the entry and every back edge", "[rewriter]") {

@@ -17,7 +17,9 @@ import java.util.Random;
  * <pre>java agenttest.Hostile FIXTURES_DIR [--messages]</pre>
  *
  * Only the throwable's class is printed by default (a rewritten class that fails verification
- * has different bcis in its message); --messages prints the messages too, for diagnosis.
+ * has different bcis in its message); --messages prints the messages too, for diagnosis. Each
+ * case's name also goes to stderr ("hostile case: NAME") just before the case loads, so that
+ * an agent's log lines can be matched to the case.
  */
 public final class Hostile {
   static final class OneShotLoader extends ClassLoader {
@@ -245,6 +247,8 @@ public final class Hostile {
       String name = "fixtures." + base;
       byte[] good = Files.readAllBytes(dir.resolve("fixtures").resolve(base + ".class"));
       for (Case c : cases(name, good, rnd)) {
+        // On stderr too, where it precedes what an agent logs while the case loads.
+        System.err.println("hostile case: " + base + " " + c.label);
         System.out.println(base + " " + c.label + ": " + outcome(c, messages));
         total++;
       }
