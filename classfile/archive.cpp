@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -19,6 +20,8 @@
 #include <cstring>
 #include <ctime>
 #include <filesystem>
+#include <new>
+#include <stdexcept>
 #include <utility>
 
 namespace duplex {
@@ -377,6 +380,70 @@ zip_source_t* buffer_source(zip_t* za, std::span<const uint8_t> data) {
   return src;
 }
 
+// Pre-deflated data for libzip: the stat reports it as deflated with a known CRC and size,
+// so zip_close copies it as it is (no recompression, no CRC pass).
+struct DeflatedSource {
+  DeflatedData data;
+  size_t pos = 0;
+  zip_error_t error;
+};
+
+zip_int64_t deflated_source_callback(void* state, void* out, zip_uint64_t len,
+                                     zip_source_cmd_t cmd) {
+  auto* s = static_cast<DeflatedSource*>(state);
+  switch (cmd) {
+    case ZIP_SOURCE_OPEN:
+      s->pos = 0;
+      return 0;
+    case ZIP_SOURCE_READ: {
+      size_t n = std::min<size_t>(len, s->data.compressed.size() - s->pos);
+      if (n > 0) std::memcpy(out, s->data.compressed.data() + s->pos, n);
+      s->pos += n;
+      return static_cast<zip_int64_t>(n);
+    }
+    case ZIP_SOURCE_CLOSE:
+      return 0;
+    case ZIP_SOURCE_STAT: {
+      if (len < sizeof(zip_stat_t)) {
+        zip_error_set(&s->error, ZIP_ER_INVAL, 0);
+        return -1;
+      }
+      auto* st = static_cast<zip_stat_t*>(out);
+      zip_stat_init(st);
+      st->valid = ZIP_STAT_SIZE | ZIP_STAT_COMP_SIZE | ZIP_STAT_CRC | ZIP_STAT_COMP_METHOD |
+                  ZIP_STAT_ENCRYPTION_METHOD;
+      st->size = s->data.size;
+      st->comp_size = s->data.compressed.size();
+      st->crc = s->data.crc;
+      st->comp_method = ZIP_CM_DEFLATE;
+      st->encryption_method = ZIP_EM_NONE;
+      return sizeof(zip_stat_t);
+    }
+    case ZIP_SOURCE_ERROR:
+      return zip_error_to_data(&s->error, out, len);
+    case ZIP_SOURCE_FREE:
+      zip_error_fini(&s->error);
+      delete s;
+      return 0;
+    case ZIP_SOURCE_SUPPORTS:
+      return ZIP_SOURCE_SUPPORTS_READABLE;
+    default:
+      zip_error_set(&s->error, ZIP_ER_OPNOTSUPP, 0);
+      return -1;
+  }
+}
+
+zip_source_t* deflated_source(zip_t* za, DeflatedData data) {
+  auto* s = new DeflatedSource{std::move(data), 0, {}};
+  zip_error_init(&s->error);
+  zip_source_t* src = zip_source_function(za, deflated_source_callback, s);
+  if (src == nullptr) {
+    zip_error_fini(&s->error);
+    delete s;
+  }
+  return src;
+}
+
 // An archive with no entries: libzip would delete the file instead of writing one.
 Status write_empty_zip(const std::string& path) {
   const uint8_t eocd[22] = {0x50, 0x4b, 0x05, 0x06};
@@ -462,6 +529,17 @@ Status JarWriter::replace(const JarReader& from, const JarEntry& entry,
   return drop_on_failure(*index, copy_metadata(*index, from, entry));
 }
 
+Status JarWriter::replace_deflated(const JarReader& from, const JarEntry& entry,
+                                   DeflatedData data) {
+  if (za_ == nullptr) return file_error(dest_, "jar writer is already committed or aborted");
+  if (entry.method != kZipDeflated) return fail(entry.name, "pre-deflated data for a stored entry");
+  zip_source_t* src = deflated_source(za_, std::move(data));
+  if (src == nullptr) return fail(entry.name, archive_error_text(za_));
+  auto index = add_source(entry.name, src, kZipDeflated, entry.mtime, true);
+  if (!index) return index.error();
+  return drop_on_failure(*index, copy_metadata(*index, from, entry));
+}
+
 Status JarWriter::put(std::string_view name, std::span<const uint8_t> data,
                       std::optional<DosTime> mtime) {
   if (za_ == nullptr) return file_error(dest_, "jar writer is already committed or aborted");
@@ -532,7 +610,9 @@ Result<uint64_t> JarWriter::add_source(std::string_view name, zip_source* src, u
 Status JarWriter::set_method(uint64_t index, uint16_t method) {
   zip_int32_t m = zip_compression_method_supported(method, 1) ? method : ZIP_CM_DEFLATE;
   written_[index].method = static_cast<uint16_t>(m);
-  if (zip_set_file_compression(za_, index, m, 0) != 0) {
+  // Deflate at kJarDeflateLevel (libzip's default is 9: slower for about 1% smaller output).
+  zip_uint32_t level = m == ZIP_CM_DEFLATE ? kJarDeflateLevel : 0;
+  if (zip_set_file_compression(za_, index, m, level) != 0) {
     return fail(zip_get_name(za_, index, ZIP_FL_ENC_RAW), archive_error_text(za_));
   }
   return Ok{};
@@ -623,6 +703,28 @@ void JarWriter::abort() {
   if (!temp_.empty()) ::unlink(std::exchange(temp_, {}).c_str());
   written_.clear();
   sources_.clear();
+}
+
+DeflatedData deflate_data(std::span<const uint8_t> data, int level) {
+  DeflatedData out;
+  out.size = data.size();
+  out.crc = static_cast<uint32_t>(
+      crc32_z(crc32_z(0, nullptr, 0), data.data(), static_cast<z_size_t>(data.size())));
+  z_stream zs{};
+  // Raw deflate (no zlib header), as zip stores it, with zlib's default window and memory.
+  if (deflateInit2(&zs, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+    throw std::bad_alloc();
+  }
+  out.compressed.resize(deflateBound(&zs, static_cast<uLong>(data.size())));
+  zs.next_in = const_cast<Bytef*>(data.data());
+  zs.avail_in = static_cast<uInt>(data.size());
+  zs.next_out = out.compressed.data();
+  zs.avail_out = static_cast<uInt>(out.compressed.size());
+  int rc = deflate(&zs, Z_FINISH);
+  out.compressed.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END) throw std::runtime_error("deflate failed");
+  return out;
 }
 
 // ---- Entry names --------------------------------------------------------------------------

@@ -27,6 +27,22 @@ namespace duplex {
 inline constexpr uint16_t kZipStored = 0;
 inline constexpr uint16_t kZipDeflated = 8;
 
+// The deflate level for entries duplex writes: zlib's default, which on class files gives
+// output within about 1% of level 9 at well under half the time.
+inline constexpr int kJarDeflateLevel = 6;
+
+// Entry data deflated ahead of time (raw deflate, as zip stores it), so the expensive part
+// of writing a jar can run on any thread; JarWriter::replace_deflated adds it as it is.
+struct DeflatedData {
+  std::vector<uint8_t> compressed;
+  uint64_t size = 0;  // uncompressed
+  uint32_t crc = 0;   // of the uncompressed bytes
+};
+
+// Deflates `data` with zlib at `level`. Thread-safe; the output depends only on the input
+// and the level (and the zlib build), never on the thread or the time.
+DeflatedData deflate_data(std::span<const uint8_t> data, int level = kJarDeflateLevel);
+
 // A modification time exactly as a zip header stores it (MS-DOS format, local time, 2 s steps).
 struct DosTime {
   uint16_t time = 0;  // hour << 11 | minute << 5 | second / 2
@@ -92,6 +108,9 @@ class JarWriter {
   // Writes `data` under the entry's name with the entry's method, mtime, attributes, extra
   // fields and comment (the rewrite of one entry of `from`).
   Status replace(const JarReader& from, const JarEntry& entry, std::span<const uint8_t> data);
+  // As replace, with the data already deflated (deflate_data): stored as given, with no
+  // compression at commit. Only for an entry whose method is kZipDeflated.
+  Status replace_deflated(const JarReader& from, const JarEntry& entry, DeflatedData data);
   // Adds `data` as `name`, deflated, with `mtime` (default: now). If this writer already holds
   // an entry of that name, its data is replaced in place, keeping its position, method and
   // mtime (unless `mtime` is given).

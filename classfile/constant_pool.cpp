@@ -528,8 +528,28 @@ Result<uint16_t> ConstantPool::add_name_and_type(std::string_view name,
   return add(e);
 }
 
+size_t ConstantPool::member_memo_slot(std::string_view owner, std::string_view name,
+                                      std::string_view desc) {
+  auto p = [](std::string_view s) { return reinterpret_cast<uintptr_t>(s.data()) + s.size(); };
+  uint64_t h = (p(owner) * 0x9E3779B97F4A7C15ULL) ^ (p(name) * 0xC2B2AE3D27D4EB4FULL) ^ p(desc);
+  h ^= h >> 29;
+  return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ULL >> 60);  // 16 slots
+}
+
+bool ConstantPool::member_matches(uint16_t index, CpTag tag, std::string_view owner,
+                                  std::string_view name, std::string_view desc) const {
+  if (index == 0 || index >= entries_.size()) return false;
+  const CpEntry& m = entries_[index];
+  if (m.tag != tag) return false;
+  const CpEntry& nat = entries_[m.b];
+  return entries_[nat.a].utf8 == name && entries_[nat.b].utf8 == desc &&
+         entries_[entries_[m.a].a].utf8 == owner;
+}
+
 Result<uint16_t> ConstantPool::add_member(CpTag tag, std::string_view owner, std::string_view name,
                                           std::string_view desc) {
+  size_t slot = member_memo_slot(owner, name, desc);
+  if (member_matches(member_memo_[slot], tag, owner, name, desc)) return member_memo_[slot];
   auto c = add_class(owner);
   if (!c) return c.error();
   auto nat = add_name_and_type(name, desc);
@@ -538,7 +558,9 @@ Result<uint16_t> ConstantPool::add_member(CpTag tag, std::string_view owner, std
   e.tag = tag;
   e.a = *c;
   e.b = *nat;
-  return add(e);
+  auto index = add(e);
+  if (index) member_memo_[slot] = *index;
+  return index;
 }
 
 Result<uint16_t> ConstantPool::add_fieldref(std::string_view owner, std::string_view name,

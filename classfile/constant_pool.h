@@ -3,6 +3,7 @@
 // exact; text() decodes them to standard UTF-8 for display.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <optional>
@@ -170,6 +171,15 @@ class ConstantPool {
   // already, and indexing only the Class entries is far cheaper than indexing every entry.
   mutable std::vector<uint16_t> class_slots_;  // empty until the first add_class
   mutable uint32_t class_count_ = 0;
+  // What add_member returned lately, by where its arguments' text lives: the rewriter asks
+  // for the same few runtime methods at every site, with the same string constants. A hit
+  // is checked against the entry's text, so a reused address only costs a miss; the pool
+  // only grows, so an answer once given stays the answer for the same text.
+  std::array<uint16_t, 16> member_memo_{};
+  static size_t member_memo_slot(std::string_view owner, std::string_view name,
+                                 std::string_view desc);
+  bool member_matches(uint16_t index, CpTag tag, std::string_view owner, std::string_view name,
+                      std::string_view desc) const;
 };
 
 // Modified UTF-8 (JVMS 4.4.7) to standard UTF-8, for display. Malformed bytes become U+FFFD.

@@ -1,9 +1,16 @@
 #include "duplex/instrument.h"
 
 #include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <mutex>
+#include <optional>
+#include <thread>
 
 #include "classfile/archive.h"
 
@@ -66,9 +73,138 @@ class TempFile {
   std::string path_;
 };
 
+// What rewriting one class gave, computed without touching shared state (so on any thread)
+// and applied to the summary on the calling thread, in input order.
+struct ClassOutcome {
+  std::optional<Error> fatal;  // stops the whole run (unreadable entry, already rewritten)
+  bool refused = false;        // the fatal error is the rewriter's "already rewritten"
+  bool excluded = false;
+  std::optional<std::string> failure;   // the rewriter's error: the class is copied unchanged
+  std::optional<ClassRewrite> rewrite;  // its bytes moved to `bytes` or `deflated`
+  bool changed = false;
+  uint64_t bytes_before = 0;
+  std::vector<uint8_t> bytes;  // the class to write: rewritten, or the input when unchanged
+  std::optional<DeflatedData> deflated;  // the rewritten class, deflated ahead of time
+};
+
+ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
+                           const InstrumentOptions& options, bool deflate) {
+  ClassOutcome out;
+  if (!class_selected(dotted_name_of(entry), options)) {
+    out.excluded = true;
+    out.bytes = std::move(bytes);
+    return out;
+  }
+  auto rewritten = duplex::rewrite_class(bytes, options.rewrite);
+  if (!rewritten) {
+    if (rewritten.error().reason.find("already rewritten") != std::string::npos) {
+      out.fatal = rewritten.error();
+      out.refused = true;
+    } else {
+      out.failure = rewritten.error().message();
+    }
+    out.bytes = std::move(bytes);
+    return out;
+  }
+  out.changed = rewritten->changed;
+  out.bytes_before = bytes.size();
+  if (out.changed) {
+    out.bytes = std::move(rewritten->bytes);
+    rewritten->bytes = {};
+    if (deflate) {
+      out.deflated = deflate_data(out.bytes);
+      out.bytes = {};
+    }
+  } else {
+    out.bytes = std::move(bytes);
+  }
+  out.rewrite = std::move(rewritten.value());
+  return out;
+}
+
+unsigned effective_jobs(unsigned jobs) {
+  if (jobs != 0) return jobs;
+  unsigned hw = std::thread::hardware_concurrency();
+  return hw == 0 ? 1 : hw;
+}
+
+// Rewrites the class entries of one jar on worker threads, each with its own reader (libzip
+// handles are not thread-safe), in entry order; the caller takes the outcomes in that order.
+class ClassPool {
+ public:
+  ClassPool(const std::string& jar, const std::vector<JarEntry>& entries,
+            std::vector<size_t> classes, const InstrumentOptions& options, unsigned threads)
+      : jar_(jar),
+        entries_(entries),
+        classes_(std::move(classes)),
+        options_(options),
+        slots_(classes_.size()) {
+    size_t n = std::min<size_t>(threads, classes_.size());
+    for (size_t t = 0; t < n; ++t) workers_.emplace_back([this] { work(); });
+  }
+  ~ClassPool() {
+    stop_ = true;
+    for (std::thread& t : workers_) t.join();
+  }
+
+  // The outcome of the k-th class entry; waits for it.
+  ClassOutcome take(size_t k) {
+    std::unique_lock lock(mutex_);
+    ready_.wait(lock, [&] { return slots_[k].has_value(); });
+    ClassOutcome out = std::move(*slots_[k]);
+    slots_[k].reset();
+    return out;
+  }
+
+ private:
+  void work() {
+    std::optional<JarReader> reader;
+    std::optional<Error> open_error;
+    for (size_t k; !stop_ && (k = next_++) < classes_.size();) {
+      const JarEntry& e = entries_[classes_[k]];
+      ClassOutcome out;
+      // The same file opened again lists the same entries in the same order.
+      if (!reader && !open_error) {
+        auto r = JarReader::open(jar_);
+        if (r) {
+          reader = std::move(r.value());
+        } else {
+          open_error = r.error();
+        }
+      }
+      if (open_error) {
+        out.fatal = *open_error;
+      } else if (classes_[k] >= reader->entries().size()) {
+        out.fatal = Error::plain(jar_ + ": changed while being read");
+      } else if (auto bytes = reader->read(reader->entries()[classes_[k]]); !bytes) {
+        out.fatal = bytes.error();
+      } else {
+        out = compute_class(e.name, std::move(bytes.value()), options_, e.method == kZipDeflated);
+      }
+      {
+        std::lock_guard lock(mutex_);
+        slots_[k] = std::move(out);
+      }
+      ready_.notify_all();
+    }
+  }
+
+  const std::string& jar_;
+  const std::vector<JarEntry>& entries_;
+  const std::vector<size_t> classes_;  // indices into entries_
+  const InstrumentOptions& options_;
+  std::vector<std::optional<ClassOutcome>> slots_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::atomic<size_t> next_{0};
+  std::atomic<bool> stop_{false};
+  std::vector<std::thread> workers_;
+};
+
 class PathInstrumenter {
  public:
-  explicit PathInstrumenter(const InstrumentOptions& options) : options_(options) {}
+  explicit PathInstrumenter(const InstrumentOptions& options)
+      : options_(options), jobs_(effective_jobs(options.jobs)) {}
 
   Result<InstrumentSummary> run(const std::string& input, const std::string& output) {
     auto start = std::chrono::steady_clock::now();
@@ -96,31 +232,39 @@ class PathInstrumenter {
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
   Result<std::vector<uint8_t>> rewrite_one(const std::string& where, std::string_view entry,
                                            std::vector<uint8_t> bytes) {
+    ClassOutcome out = compute_class(entry, std::move(bytes), options_, false);
+    if (auto s = apply(where, out); !s) return s.error();
+    return std::move(out.bytes);
+  }
+
+  // Counts one class into the summary and runs the callbacks; fails on a fatal outcome.
+  Status apply(const std::string& where, ClassOutcome& out) {
     ++summary_.classes_seen;
     report_progress();
-    if (!class_selected(dotted_name_of(entry), options_)) {
+    if (out.fatal) {
+      if (out.refused) return Error::plain(where + ": " + out.fatal->message());
+      return *out.fatal;
+    }
+    if (out.excluded) {
       ++summary_.classes_excluded;
       ++summary_.classes_unchanged;
-      return bytes;
+      return Ok{};
     }
-    auto rewritten = duplex::rewrite_class(bytes, options_.rewrite);
-    if (!rewritten) {
-      if (rewritten.error().reason.find("already rewritten") != std::string::npos) {
-        return Error::plain(where + ": " + rewritten.error().message());
-      }
-      summary_.failures.push_back({where, rewritten.error().message()});
-      return bytes;
+    if (out.failure) {
+      summary_.failures.push_back({where, std::move(*out.failure)});
+      return Ok{};
     }
-    record_methods(rewritten.value());
-    if (options_.on_class) options_.on_class(where, rewritten.value());
-    if (!rewritten->changed) {
+    record_methods(*out.rewrite);
+    if (options_.on_class) options_.on_class(where, *out.rewrite);
+    if (!out.changed) {
       ++summary_.classes_unchanged;
-      return bytes;
+      return Ok{};
     }
     ++summary_.classes_rewritten;
-    summary_.class_bytes_before += bytes.size();
-    summary_.class_bytes_after += rewritten->bytes.size();
-    return std::move(rewritten->bytes);
+    summary_.class_bytes_before += out.bytes_before;
+    summary_.class_bytes_after +=
+        out.deflated ? out.deflated->size : static_cast<uint64_t>(out.bytes.size());
+    return Ok{};
   }
 
   void record_methods(const ClassRewrite& r) {
@@ -194,14 +338,36 @@ class PathInstrumenter {
     auto reader = JarReader::open(input);
     if (!reader) return reader.error();
     bool signed_jar = false;
-    for (const JarEntry& e : reader->entries()) {
+    std::vector<size_t> classes;  // the class entries, rewritten ahead on the pool's threads
+    const std::vector<JarEntry>& entries = reader->entries();
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const JarEntry& e = entries[i];
       total_ += is_class_entry(e.name);
       signed_jar = signed_jar || is_signature_file(e.name);
+      if (!e.is_directory && is_class_entry(e.name)) classes.push_back(i);
     }
     auto writer = JarWriter::create(output);
     if (!writer) return writer.error();
-    for (const JarEntry& e : reader->entries()) {
-      if (auto s = rewrite_entry(reader.value(), writer.value(), e, signed_jar); !s) {
+    // One job: everything on this thread, entry by entry (the same outcomes, in the same order).
+    std::optional<ClassPool> pool;
+    if (jobs_ > 1 && classes.size() > 1) {
+      pool.emplace(reader->path(), entries, classes, options_, jobs_);
+    }
+    size_t next_class = 0;
+    for (const JarEntry& e : entries) {
+      std::optional<ClassOutcome> outcome;
+      if (!e.is_directory && is_class_entry(e.name)) {
+        if (pool) {
+          outcome = pool->take(next_class);
+        } else if (auto bytes = reader->read(e); !bytes) {
+          outcome.emplace().fatal = bytes.error();
+        } else {
+          outcome =
+              compute_class(e.name, std::move(bytes.value()), options_, e.method == kZipDeflated);
+        }
+        ++next_class;
+      }
+      if (auto s = rewrite_entry(reader.value(), writer.value(), e, signed_jar, outcome); !s) {
         writer->abort();
         return s;
       }
@@ -210,7 +376,7 @@ class PathInstrumenter {
   }
 
   Status rewrite_entry(const JarReader& reader, JarWriter& writer, const JarEntry& e,
-                       bool signed_jar) {
+                       bool signed_jar, std::optional<ClassOutcome>& outcome) {
     std::string where = reader.path() + "!/" + e.name;
     if (e.is_directory) return writer.copy(reader, e);
     if (signed_jar && is_signature_file(e.name)) {
@@ -227,14 +393,12 @@ class PathInstrumenter {
           std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(stripped.data()),
                                    stripped.size()));
     }
-    if (is_class_entry(e.name)) {
-      auto bytes = reader.read(e);
-      if (!bytes) return bytes.error();
-      size_t before = summary_.classes_rewritten;
-      auto out = rewrite_one(where, e.name, std::move(bytes.value()));
-      if (!out) return out.error();
-      if (summary_.classes_rewritten == before) return writer.copy(reader, e);
-      return writer.replace(reader, e, out.value());
+    if (outcome) {
+      if (auto s = apply(where, *outcome); !s) return s;
+      if (!outcome->changed) return writer.copy(reader, e);
+      if (outcome->deflated)
+        return writer.replace_deflated(reader, e, std::move(*outcome->deflated));
+      return writer.replace(reader, e, outcome->bytes);
     }
     if (is_jar_name(e.name)) return rewrite_nested_jar(reader, writer, e);
     return writer.copy(reader, e);
@@ -255,6 +419,7 @@ class PathInstrumenter {
   }
 
   const InstrumentOptions& options_;
+  const unsigned jobs_;
   InstrumentSummary summary_;
   size_t total_ = 0;
 };

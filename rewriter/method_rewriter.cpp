@@ -38,13 +38,12 @@ class LineLookup {
     }
     std::stable_sort(entries_.begin(), entries_.end());
   }
+  // The line of the last entry starting at or before `offset` (of several starting there, the
+  // last in table order), or -1.
   int32_t line_at(int32_t offset) const {
-    int32_t line = -1;
-    for (const auto& [start, l] : entries_) {
-      if (start > offset) break;
-      line = l;
-    }
-    return line;
+    auto after = std::upper_bound(entries_.begin(), entries_.end(), offset,
+                                  [](int32_t o, const auto& e) { return o < e.first; });
+    return after == entries_.begin() ? -1 : std::prev(after)->second;
   }
 
  private:

@@ -1,4 +1,4 @@
-// `duplex instrument IN -o OUT [--mode M] [--profile P] [--include G] [--exclude G]`
+// `duplex instrument IN -o OUT [--mode M] [--profile P] [--include G] [--exclude G] [--jobs N]`
 #include <unistd.h>
 
 #include <cstdio>
@@ -37,6 +37,9 @@ const char* const kInstrumentHelp =
     "  --flag-check-bytes N  loop-free methods of at most N bytes check the `sampling`\n"
     "                        flag a sampled caller sets instead of counting; 0: off;\n"
     "                        default 35 (HotSpot's MaxInlineSize)\n"
+    "  --jobs N              threads that rewrite and compress the classes of a jar\n"
+    "                        (default: one per hardware thread); the output is the same\n"
+    "                        for every N\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
@@ -109,6 +112,13 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       if (v.empty() || *end != '\0' || n > 65535 || v[0] == '-')
         return "option --flag-check-bytes needs a byte count (0 to 65535), not '" + v + "'";
       options.rewrite.flag_check_max_bytes = static_cast<uint32_t>(n);
+    } else if (arg == "--jobs" || arg == "-j") {
+      if (!value(v)) return "option --jobs needs a value";
+      char* end = nullptr;
+      unsigned long n = std::strtoul(v.c_str(), &end, 10);
+      if (v.empty() || *end != '\0' || n < 1 || n > 1024 || v[0] == '-')
+        return "option --jobs needs a thread count (1 to 1024), not '" + v + "'";
+      options.jobs = static_cast<unsigned>(n);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

@@ -28,6 +28,12 @@ struct InstrumentOptions {
   // No includes means every class; excludes win over includes.
   std::vector<std::string> include;
   std::vector<std::string> exclude;
+  // Threads that rewrite (and deflate) the classes of a jar; 0: one per hardware thread.
+  // The output is the same for every value: classes are rewritten independently and written
+  // in input order, and the callbacks below run on the calling thread, in input order. With
+  // more than one job, the instrumentations in `rewrite` are called from several threads at
+  // once (the built-in ones keep no state; so must yours).
+  unsigned jobs = 0;
   // Called after each class with (done, total) for progress display.
   std::function<void(size_t, size_t)> progress;
   // Called with each class that went through the rewriter (where it came from, the result).

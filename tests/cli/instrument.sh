@@ -103,6 +103,15 @@ got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.out="$tmp/s.xml" -cp "$tmp/sign
 [ "$got" = "base 499500 v8" ] || fail "signed run printed: $got"
 echo "ok signed jar: signature removed (and said), entries identical, runs"
 
+# --- --jobs: the same jar, byte for byte, whatever the thread count ---
+for j in 1 2 5; do
+  "$duplex" instrument "$tmp/fat.jar" -o "$tmp/fat-j$j.jar" --quiet --jobs "$j"
+done
+cmp -s "$tmp/fat-j1.jar" "$tmp/fat-j2.jar" && cmp -s "$tmp/fat-j1.jar" "$tmp/fat-j5.jar" ||
+  fail "--jobs 1, 2 and 5 wrote different jars"
+check_entries "$tmp/fat.jar" "$tmp/fat-j5.jar" no || fail "--jobs 5 entries"
+echo "ok --jobs 1, 2 and 5 write identical jars"
+
 # --- directory and single class ---
 "$duplex" instrument "$tmp/classes" -o "$tmp/dir-out" --quiet
 cmp -s "$tmp/classes/app/data.txt" "$tmp/dir-out/app/data.txt" || fail "directory resource changed"
@@ -138,6 +147,7 @@ bad 2 "" "$tmp/plain.jar"
 bad 2 "$tmp/o1.jar" "$tmp/plain.jar" -o "$tmp/o1.jar" --mode fastest
 bad 2 "$tmp/o2.jar" "$tmp/plain.jar" -o "$tmp/o2.jar" --profile call-edges
 bad 2 "$tmp/o3.jar" "$tmp/plain.jar" -o "$tmp/o3.jar" --bogus
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --jobs 0
 bad 2 "" "$tmp/plain.jar" -o
 bad 1 "$tmp/o4.jar" "$tmp/missing.jar" -o "$tmp/o4.jar"
 bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"

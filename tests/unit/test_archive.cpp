@@ -329,6 +329,43 @@ TEST_CASE("replacing one entry leaves the others byte-identical", "[archive]") {
   CHECK(out.find("a/Stored.bin")->method == duplex::kZipStored);
 }
 
+TEST_CASE("pre-deflated data is stored as given and reads back", "[archive]") {
+  TempDir tmp;
+  std::string in_path = build_test_jar(tmp);
+  JarReader in = open_jar(in_path);
+  const auto new_class = to_bytes(text_content(42, 5000));
+  duplex::DeflatedData d = duplex::deflate_data(new_class);
+  CHECK(d.size == new_class.size());
+  CHECK(d.compressed.size() < new_class.size());
+  // The same input gives the same output (what makes `instrument --jobs N` deterministic).
+  CHECK(duplex::deflate_data(new_class).compressed == d.compressed);
+  const std::vector<uint8_t> raw = d.compressed;
+  auto w = JarWriter::create(tmp / "out.jar");
+  REQUIRE(w.ok());
+  for (const JarEntry& e : in.entries()) {
+    if (e.name == "a/Hello.class") {
+      REQUIRE(w->replace_deflated(in, e, duplex::deflate_data(new_class)).ok());
+    } else if (e.name == "a/Stored.bin") {
+      auto refused = w->replace_deflated(in, e, duplex::deflate_data(new_class));
+      REQUIRE_FALSE(refused.ok());
+      CHECK_THAT(refused.error().message(), Catch::Contains("stored entry"));
+      REQUIRE(w->copy(in, e).ok());
+    } else {
+      REQUIRE(w->copy(in, e).ok());
+    }
+  }
+  REQUIRE(w->commit().ok());
+
+  require_same_entries(tmp, in_path, tmp / "out.jar", {"a/Hello.class"});
+  JarReader out = open_jar(tmp / "out.jar");
+  const JarEntry* e = out.find("a/Hello.class");
+  REQUIRE(e != nullptr);
+  CHECK(e->method == duplex::kZipDeflated);
+  CHECK(e->mtime == in.find("a/Hello.class")->mtime);
+  CHECK(out.read(*e).value() == new_class);  // CRC-checked
+  CHECK(out.read_raw(*e).value() == raw);
+}
+
 TEST_CASE("put adds deflated entries and replaces an earlier one in place", "[archive]") {
   TempDir tmp;
   JarReader in = open_jar(build_test_jar(tmp));
