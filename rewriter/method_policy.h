@@ -20,6 +20,7 @@ struct Candidate {
 };
 
 struct PolicyInput {
+  const MethodContext& method;
   const CodeIR& ir;
   const Cfg& cfg;
   const MethodSites& sites;

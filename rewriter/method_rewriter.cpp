@@ -91,7 +91,7 @@ class MethodRewriter {
         options_.mode == Mode::kChecksOnly && options_.instrumentations.empty();
     if (!sites.has_any() && !checks_only_everything) return unchanged("no instrumentation sites");
     Cfg cfg = build_cfg(ir_);
-    PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_};
+    PolicyInput input{ctx_, ir_, cfg, sites, outcome_.report.original_code_size, options_};
     PolicyChoice choice = candidate_transforms(input);
     outcome_.report.reason = choice.rationale;
     return try_candidates(view, cfg, sites, choice.candidates);
