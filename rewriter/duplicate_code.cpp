@@ -665,8 +665,7 @@ Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const MethodSites& sites, const DupPlan& plan,
                                        ConstantPool& pool, bool with_events, bool count_edges,
                                        const Outline& outline, CheckForm check) {
-  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline, check)
-      .run();
+  return Duplicator(method, cfg, sites, plan, pool, with_events, count_edges, outline, check).run();
 }
 
 }  // namespace duplex

@@ -55,5 +55,4 @@ Result<TransformedCode> insert_events(const MethodView& method, const MethodSite
 // The check: `invokestatic Duplex.check()Z` (the runtime decrements the counter).
 Result<Insn> make_check_call(ConstantPool& pool, std::string_view runtime_class);
 
-
 }  // namespace duplex
