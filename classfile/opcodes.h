@@ -80,6 +80,10 @@ inline bool is_unconditional_jump(uint8_t opcode) {
 inline bool is_return(uint8_t opcode) {
   return opcode >= op::kIreturn && opcode <= op::kReturn;
 }
+// invokevirtual..invokedynamic. Takes the IR's 16-bit opcode, whose label marker is no invoke.
+inline bool is_invoke(uint16_t opcode) {
+  return opcode >= op::kInvokevirtual && opcode <= op::kInvokedynamic;
+}
 inline bool is_switch(uint8_t opcode) {
   return opcode == op::kTableswitch || opcode == op::kLookupswitch;
 }

@@ -10,9 +10,10 @@
 namespace duplex {
 
 Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
-                                        CheckForm form, int32_t counter_slot) {
+                                        CheckForm form, int32_t counter_slot, bool flag_checks) {
   CheckEmitter c;
   c.form_ = form;
+  c.flag_ = flag_checks;
   auto check = pool.add_methodref(runtime_class, runtime_api::kCheck, runtime_api::kCheckDesc);
   if (!check) return check.error();
   c.check_ = *check;
@@ -35,12 +36,14 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
 }
 
 void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
+  if (flag_) return emit_flag(ir, sample);
   if (form_ == CheckForm::kInline) return emit_inline(ir, sample);
   if (has_local()) return emit_local(ir, sample);
   emit_call(ir, sample);
 }
 
 void CheckEmitter::emit_entry(CodeIR& ir, LabelId sample) const {
+  if (flag_) return emit_flag(ir, sample);
   // checkEntry() (which also clears the sampling flag), then with a local counter the reload,
   // which sees the entry's own decrement.
   ir.insns.push_back(Insn::make(op::kInvokestatic, check_entry_));

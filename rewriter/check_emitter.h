@@ -4,9 +4,8 @@
 // it reaches zero (the paper's check). A flag check, for small loop-free methods
 // (DupPlan::flag_checks), only reads `Duplex.sampling`: the duplicated code sets it around each
 // call it makes, so such a method runs its duplicated code when a sampled caller calls it
-// (directly, or through uninstrumented code such as a JDK collection calling equals()). The
-// entry check of every counting method clears the flag, so a sample never extends into a
-// method that samples itself.
+// (directly, or through uninstrumented code in between). The entry check of every counting
+// method clears the flag, so a sample never extends into a method that samples itself.
 #pragma once
 
 #include <cstdint>
@@ -21,19 +20,18 @@ namespace duplex {
 class CheckEmitter {
  public:
   // `counter_slot` is the local that caches the counter (CheckForm::kLocal), or -1 when the
-  // method has no local counter: then a local-form check is the call form.
+  // method has no local counter: then a local-form check is the call form. With
+  // `flag_checks` every check of the method is a flag check, whatever the form.
   static Result<CheckEmitter> make(ConstantPool& pool, std::string_view runtime_class,
-                                   CheckForm form, int32_t counter_slot);
+                                   CheckForm form, int32_t counter_slot, bool flag_checks);
 
   bool has_local() const { return local_slot_ >= 0; }
   int32_t local_slot() const { return local_slot_; }
 
   // An edge check: branches to `sample` when it fires. May create labels in `ir`.
   void emit(CodeIR& ir, LabelId sample) const;
-  // The method entry's check: in the local form a call of check(), then the local reloaded.
+  // The method entry's check: checkEntry() (in the local form, then the local reloaded).
   void emit_entry(CodeIR& ir, LabelId sample) const;
-  // A flag check: `getstatic sampling; ifne sample`.
-  void emit_flag(CodeIR& ir, LabelId sample) const;
   // Sets or clears the sampling flag (around a call in the duplicated code).
   void emit_set_sampling(CodeIR& ir, bool on) const;
   // With a local counter: load it from the shared counter (at the method's first instruction,
@@ -44,11 +42,13 @@ class CheckEmitter {
   Status add_local_to_frames(CodeIR& ir) const;
 
  private:
+  void emit_flag(CodeIR& ir, LabelId sample) const;  // `getstatic sampling; ifne sample`
   void emit_call(CodeIR& ir, LabelId sample) const;
   void emit_inline(CodeIR& ir, LabelId sample) const;
   void emit_local(CodeIR& ir, LabelId sample) const;
 
   CheckForm form_ = CheckForm::kCall;
+  bool flag_ = false;
   int32_t local_slot_ = -1;
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
 };

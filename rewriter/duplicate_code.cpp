@@ -15,10 +15,6 @@
 namespace duplex {
 namespace {
 
-bool is_invoke(uint16_t opcode) {
-  return opcode >= op::kInvokevirtual && opcode <= op::kInvokedynamic;
-}
-
 class Duplicator {
  public:
   Duplicator(const MethodView& m, const Cfg& cfg, const MethodSites& sites, const DupPlan& plan,
@@ -80,7 +76,8 @@ class Duplicator {
   }
 
   Status make_runtime_calls() {
-    auto check = CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot());
+    auto check =
+        CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot(), plan_.flag_checks);
     if (!check) return check.error();
     check_ = *check;
     if (count_edges_) {
@@ -177,11 +174,7 @@ class Duplicator {
   void place(LabelId l) { out_.insns.push_back(Insn::make_label(l)); }
 
   void emit_check(LabelId dup_target) {
-    if (plan_.flag_checks) {
-      check_.emit_flag(out_, dup_target);
-    } else {
-      check_.emit(out_, dup_target);
-    }
+    check_.emit(out_, dup_target);
     ++checks_;
   }
 
@@ -200,11 +193,7 @@ class Duplicator {
     } else {
       if (count_edges_) out_.insns.push_back(count_entry_);
       if (plan_.entry_check && dup_entry_ != kNoLabel) {
-        if (plan_.flag_checks) {
-          check_.emit_flag(out_, sample_target(-1));
-        } else {
-          check_.emit_entry(out_, sample_target(-1));
-        }
+        check_.emit_entry(out_, sample_target(-1));
         ++checks_;
       }
     }

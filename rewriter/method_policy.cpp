@@ -1,7 +1,6 @@
 #include "rewriter/method_policy.h"
 
 #include "classfile/opcodes.h"
-#include "rewriter/dup_plan.h"
 
 namespace duplex {
 namespace {
@@ -36,9 +35,7 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   // A method small enough for flag checks gets them only under Full or Partial: there its
   // entry reads a flag and never counts, which is cheaper than any counting check
   // (docs/RESULTS.md: auto @1000 choosing No-Duplication for these measured slower than Full).
-  bool flag_checked =
-      wants_flag_checks(in.method, in.cfg, in.code_size, in.options.flag_check_max_bytes);
-  bool sparse = back_edges == 0 && points <= kMaxNoDupPoints && !flag_checked;
+  bool sparse = back_edges == 0 && points <= kMaxNoDupPoints && !in.flag_checks;
   uint32_t inline_limit = 0;
   if (in.code_size <= in.options.max_inline_size) {
     inline_limit = in.options.max_inline_size;
@@ -56,9 +53,9 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   }
   choice.rationale = "auto: " + std::to_string(points) + " point(s), " +
                      std::to_string(back_edges) + " back edge(s): " +
-                     (sparse         ? "few and loop-free, so no-duplication first"
-                      : flag_checked ? "small enough for flag checks, so full first"
-                                     : "full first");
+                     (sparse           ? "few and loop-free, so no-duplication first"
+                      : in.flag_checks ? "small enough for flag checks, so full first"
+                                       : "full first");
   if (inline_limit) {
     choice.rationale +=
         "; keeps within the inlining size " + std::to_string(inline_limit) + " if it can";

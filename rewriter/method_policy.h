@@ -20,12 +20,12 @@ struct Candidate {
 };
 
 struct PolicyInput {
-  const MethodContext& method;
   const CodeIR& ir;
   const Cfg& cfg;
   const MethodSites& sites;
   uint32_t code_size;
   const RewriteOptions& options;
+  bool flag_checks;  // the method's checks would be flag checks (wants_flag_checks)
 };
 
 struct PolicyChoice {

@@ -16,10 +16,6 @@
 namespace duplex {
 namespace {
 
-bool is_invoke(uint16_t opcode) {
-  return opcode >= op::kInvokevirtual && opcode <= op::kInvokedynamic;
-}
-
 bool frame_has_uninitialized(const std::optional<Frame>& f) {
   if (!f) return false;
   auto uninit = [](const VType& v) { return v.tag == VTag::kUninitialized; };
@@ -91,7 +87,9 @@ class MethodRewriter {
         options_.mode == Mode::kChecksOnly && options_.instrumentations.empty();
     if (!sites.has_any() && !checks_only_everything) return unchanged("no instrumentation sites");
     Cfg cfg = build_cfg(ir_);
-    PolicyInput input{ctx_, ir_, cfg, sites, outcome_.report.original_code_size, options_};
+    flag_checks_ = wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
+                                     options_.flag_check_max_bytes);
+    PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_, flag_checks_};
     PolicyChoice choice = candidate_transforms(input);
     outcome_.report.reason = choice.rationale;
     return try_candidates(view, cfg, sites, choice.candidates);
@@ -134,18 +132,13 @@ class MethodRewriter {
     }
   }
 
-  bool flag_checks(const Cfg& cfg) const {
-    return wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
-                             options_.flag_check_max_bytes);
-  }
-
   Result<TransformedCode> build(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
                                 Transform t, std::string& why_not) {
     switch (t) {
       case Transform::kFull:
       case Transform::kChecksOnly: {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
-        plan.flag_checks = flag_checks(cfg);
+        plan.flag_checks = flag_checks_;
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, t == Transform::kFull);
@@ -153,7 +146,7 @@ class MethodRewriter {
       case Transform::kPartial: {
         DupPlan plan =
             plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
-        plan.flag_checks = flag_checks(cfg);
+        plan.flag_checks = flag_checks_;
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, true);
       }
@@ -374,6 +367,7 @@ class MethodRewriter {
   CodeIR ir_;
   MethodOutcome outcome_;
   std::string outline_note_;  // why the chosen transform was not outlined, if asked
+  bool flag_checks_ = false;  // the checks of Full and Partial are flag checks (dup_plan.h)
 };
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,6 +38,9 @@ int usage_error(std::string_view command, std::string_view message);
 
 // Writes to stdout; false if the write failed (a closed pipe, a full disk).
 bool write_stdout(std::string_view text);
+
+// A whole decimal number in [min, max] (no sign, no spaces), or nothing.
+std::optional<uint64_t> parse_number(std::string_view text, uint64_t min, uint64_t max);
 
 // A zip archive (a jar) by its signature, whatever the file is called.
 bool looks_like_zip(std::span<const uint8_t> bytes);

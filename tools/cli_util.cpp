@@ -1,5 +1,6 @@
 // Helpers shared by the duplex subcommands. They report every problem as one line on stderr
 // so scripts can show it as is.
+#include <charconv>
 #include <cstdio>
 #include <cstring>
 
@@ -35,6 +36,14 @@ int usage_error(std::string_view command, std::string_view message) {
 
 bool write_stdout(std::string_view text) {
   return std::fwrite(text.data(), 1, text.size(), stdout) == text.size();
+}
+
+std::optional<uint64_t> parse_number(std::string_view text, uint64_t min, uint64_t max) {
+  uint64_t n = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  if (n < min || n > max) return std::nullopt;
+  return n;
 }
 
 bool looks_like_zip(std::span<const uint8_t> bytes) {

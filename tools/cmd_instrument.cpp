@@ -2,7 +2,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -107,18 +106,14 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       options.rewrite.check = *form;
     } else if (arg == "--flag-check-bytes") {
       if (!value(v)) return "option --flag-check-bytes needs a value";
-      char* end = nullptr;
-      unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n > 65535 || v[0] == '-')
-        return "option --flag-check-bytes needs a byte count (0 to 65535), not '" + v + "'";
-      options.rewrite.flag_check_max_bytes = static_cast<uint32_t>(n);
+      auto n = parse_number(v, 0, 65535);
+      if (!n) return "option --flag-check-bytes needs a byte count (0 to 65535), not '" + v + "'";
+      options.rewrite.flag_check_max_bytes = static_cast<uint32_t>(*n);
     } else if (arg == "--jobs" || arg == "-j") {
       if (!value(v)) return "option --jobs needs a value";
-      char* end = nullptr;
-      unsigned long n = std::strtoul(v.c_str(), &end, 10);
-      if (v.empty() || *end != '\0' || n < 1 || n > 1024 || v[0] == '-')
-        return "option --jobs needs a thread count (1 to 1024), not '" + v + "'";
-      options.jobs = static_cast<unsigned>(n);
+      auto n = parse_number(v, 1, 1024);
+      if (!n) return "option --jobs needs a thread count (1 to 1024), not '" + v + "'";
+      options.jobs = static_cast<unsigned>(*n);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

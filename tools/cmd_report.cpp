@@ -1,5 +1,5 @@
 // `duplex report PROFILE [--format F] [--top N] [--reference PERFECT] [-o OUT]`
-#include <charconv>
+#include <cstdint>
 #include <string>
 
 #include "duplex/profile.h"
@@ -49,12 +49,9 @@ std::string parse_args(std::span<const std::string> args, ReportArgs& a) {
       a.options.format = *format;
     } else if (arg == "--top") {
       if (!value(v)) return "option --top needs a value";
-      size_t n = 0;
-      auto [ptr, ec] = std::from_chars(v.data(), v.data() + v.size(), n);
-      if (v.empty() || ec != std::errc() || ptr != v.data() + v.size()) {
-        return "option --top needs a number of rows, not '" + v + "'";
-      }
-      a.options.top = n;
+      auto n = parse_number(v, 0, SIZE_MAX);
+      if (!n) return "option --top needs a number of rows, not '" + v + "'";
+      a.options.top = static_cast<size_t>(*n);
     } else if (arg == "--reference") {
       if (!value(a.reference) || a.reference.empty()) return "option --reference needs a value";
     } else if (arg.size() > 1 && arg[0] == '-') {
