@@ -460,7 +460,8 @@ class Bench:
             cls = benchlib.cache_dir() / "asmbench"
             cls.mkdir(exist_ok=True)
             subprocess.run([benchlib.java_bin("javac"), "-nowarn", "-cp", str(asm_jar), "-d",
-                            str(cls), str(asm_src)], check=True)
+                            str(cls), str(asm_src), str(asm_src.with_name("NoLoadWriter.java"))],
+                           check=True)
             r = subprocess.run([benchlib.java_bin(), "-Xms1g", "-Xmx1g", "-cp",
                                 "%s:%s" % (asm_jar, cls), "AsmBench", "--label", "h2",
                                 "--max-seconds", "10" if self.quick else "30", str(h2)],

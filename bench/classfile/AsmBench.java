@@ -32,16 +32,6 @@ public final class AsmBench {
         long run(byte[] b);
     }
 
-    static final class NoLoadWriter extends ClassWriter {
-        NoLoadWriter(int flags) {
-            super(flags);
-        }
-
-        @Override
-        protected String getCommonSuperClass(String a, String b) {
-            return "java/lang/Object";
-        }
-    }
 
     static final class DecodeAll extends ClassVisitor {
         static final MethodVisitor METHOD = new MethodVisitor(Opcodes.ASM9) {};

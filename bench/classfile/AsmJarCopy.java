@@ -29,16 +29,6 @@ import org.objectweb.asm.ClassWriter;
  * the first pass is the cold one a command-line tool would see, later ones are warm.
  */
 public final class AsmJarCopy {
-    static final class NoLoadWriter extends ClassWriter {
-        NoLoadWriter(int flags) {
-            super(flags);
-        }
-
-        @Override
-        protected String getCommonSuperClass(String a, String b) {
-            return "java/lang/Object";
-        }
-    }
 
     static byte[] copy(byte[] in) {
         ClassReader reader = new ClassReader(in);

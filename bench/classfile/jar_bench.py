@@ -69,7 +69,9 @@ def main():
     classes = os.path.join(tmp, "classes")
     os.makedirs(classes)
     src = os.path.join(ROOT, "bench", "classfile", "AsmJarCopy.java")
-    subprocess.run(["javac", "-nowarn", "-cp", args.asm_jar, "-d", classes, src], check=True)
+    writer = os.path.join(ROOT, "bench", "classfile", "NoLoadWriter.java")
+    subprocess.run(["javac", "-nowarn", "-cp", args.asm_jar, "-d", classes, src, writer],
+                   check=True)
     out = subprocess.run(
         ["java", "-Xms1g", "-Xmx1g", "-XX:+UseParallelGC", "-cp", args.asm_jar + ":" + classes,
          "AsmJarCopy", args.jar, os.path.join(tmp, "asm.jar"), str(args.asm_passes)],

@@ -33,7 +33,7 @@ mkdir -p "$out/classes"
 # The Java side, compiled at run time (the repository holds no class files).
 src=$root/bench/classfile/AsmBench.java
 if [ ! -f "$out/classes/AsmBench.class" ] || [ -n "$(find "$src" -newer "$out/classes/AsmBench.class")" ]; then
-  "$javac" -nowarn -cp "$asm" -d "$out/classes" "$src"
+  "$javac" -nowarn -cp "$asm" -d "$out/classes" "$src" "$root/bench/classfile/NoLoadWriter.java"
 fi
 # A big fixed heap: the corpus (about 100 MB of class bytes) stays resident, GC stays rare.
 jflags="-Xms2g -Xmx2g -XX:+UseParallelGC -XX:ParallelGCThreads=1"
