@@ -8,9 +8,11 @@
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
 #include "rewriter/check_emitter.h"
+#include "rewriter/hand_back.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/transforms.h"
+#include "rewriter/value_insns.h"
 
 namespace duplex {
 namespace {
@@ -56,6 +58,7 @@ class Duplicator {
     LabelId fallback;    // the original target in the checking code
     LabelId dup_target;  // kNoLabel: no check, count only
     bool count;
+    uint32_t to_block;  // the edge's target
   };
 
   // ---- setup ----
@@ -89,6 +92,11 @@ class Duplicator {
       if (!back) return back.error();
       count_entry_ = Insn::make(op::kInvokestatic, *entry);
       count_back_ = Insn::make(op::kInvokestatic, *back);
+    }
+    if (outline_.layout && hands_back(*outline_.layout)) {
+      auto calls = HandBackCalls::make(pool_, m_.runtime_class);
+      if (!calls) return calls.error();
+      hand_back_calls_ = *calls;
     }
     return Ok{};
   }
@@ -256,7 +264,7 @@ class Duplicator {
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
     Trampoline t{out_.new_label(), fallback,
                  plan_.check_edge[b][e] ? sample_target(static_cast<int32_t>(edge.to)) : kNoLabel,
-                 plan_.count_edge[b][e] != 0};
+                 plan_.count_edge[b][e] != 0, edge.to};
     // The trampoline holds the state that flows into the target: give it the target's frame.
     out_.labels[t.label].frame = std::move(frame);
     trampolines_.push_back(t);
@@ -304,7 +312,17 @@ class Duplicator {
     for (size_t e = 0; e < succs.size(); ++e) {
       if (succs[e].kind != EdgeKind::kFallthrough || !edge_has_action(b, e)) continue;
       if (plan_.count_edge[b][e]) out_.insns.push_back(count_back_);
-      if (plan_.check_edge[b][e]) emit_check(sample_target(static_cast<int32_t>(succs[e].to)));
+      if (!plan_.check_edge[b][e]) continue;
+      emit_check(sample_target(static_cast<int32_t>(succs[e].to)));
+      if (!twin_side()) continue;
+      // In a twin, a check that does not fire ends the sample. The target block follows with
+      // no fall-through into it any more: it needs a frame of its own if it has none.
+      uint32_t to = succs[e].to;
+      out_.insns.push_back(Insn::make_branch(op::kGoto, hand_back_label(to)));
+      if (!block_entry_frame(to) && !out_.labels[check_start_[to]].frame) {
+        int32_t entry = outline_.layout->entry_of_block(static_cast<int32_t>(to));
+        out_.labels[check_start_[to]].frame = outline_.layout->entries[entry].frame;
+      }
     }
   }
 
@@ -324,8 +342,19 @@ class Duplicator {
     for (const Trampoline& t : trampolines_) {
       place(t.label);
       if (t.count) out_.insns.push_back(count_back_);
-      if (t.dup_target != kNoLabel) emit_check(t.dup_target);
-      out_.insns.push_back(Insn::make_branch(op::kGoto, t.fallback));
+      if (t.dup_target == kNoLabel) {
+        out_.insns.push_back(Insn::make_branch(op::kGoto, t.fallback));
+        continue;
+      }
+      emit_check(t.dup_target);
+      // In a twin, a check that does not fire ends the sample.
+      LabelId next = twin_side() ? hand_back_label(t.to_block) : t.fallback;
+      out_.insns.push_back(Insn::make_branch(op::kGoto, next));
+    }
+    for (const auto& [entry, label] : hand_back_label_) {
+      place(label);
+      emit_hand_back(*outline_.layout, static_cast<size_t>(entry), hand_back_calls_,
+                     m_.context.descriptor, out_.insns);
     }
   }
 
@@ -333,6 +362,19 @@ class Duplicator {
 
   // The checking method of an outlined pair: no copy here, checks call the twin.
   bool checking_only() const { return outline_.layout && outline_.side == OutlineSide::kChecking; }
+  bool twin_side() const { return outline_.layout && outline_.side == OutlineSide::kTwin; }
+
+  // The twin's hand-back to the checking method at `block` (an entry: every checked edge's
+  // target is one), with the entry's frame.
+  LabelId hand_back_label(uint32_t block) {
+    int32_t e = outline_.layout->entry_of_block(static_cast<int32_t>(block));
+    auto [it, fresh] = hand_back_label_.try_emplace(e, kNoLabel);
+    if (fresh) {
+      it->second = out_.new_label();
+      out_.labels[it->second].frame = outline_.layout->entries[e].frame;
+    }
+    return it->second;
+  }
 
   // Where a check that fires goes, for the method entry (-1) or the copy of a block.
   LabelId sample_target(int32_t block) {
@@ -346,17 +388,39 @@ class Duplicator {
     return it->second;
   }
 
-  // One call per entry: pass the locals and the entry id, return what the twin returns.
+  // One call per entry: pass the locals and the entry id. Then return what the twin returns,
+  // or, when the twin can hand back, go on where it handed back (rewriter/hand_back.h).
   Status emit_twin_calls() {
+    const OutlineLayout& layout = *outline_.layout;
+    const bool resumes = hands_back(layout);
+    LabelId after = resumes ? out_.new_label() : kNoLabel;
     for (const auto& [entry, label] : twin_call_label_) {
       place(label);
-      if (auto s = emit_twin_call(*outline_.layout, static_cast<size_t>(entry),
-                                  outline_.twin_methodref, m_.context.descriptor, out_.insns);
+      if (auto s = emit_twin_call(layout, static_cast<size_t>(entry), outline_.twin_methodref,
+                                  out_.insns);
           !s) {
         return s;
       }
+      bool last = label == twin_call_label_.rbegin()->second;
+      if (!resumes) {
+        out_.insns.push_back(return_for(m_.context.descriptor));
+      } else if (!last) {
+        out_.insns.push_back(Insn::make_branch(op::kGoto, after));
+      }
     }
-    return Ok{};
+    if (!resumes) return Ok{};
+    place(after);
+    check_.emit_reload(out_);  // the twin's checks moved the shared counter
+    std::vector<LabelId> resume_at(layout.entries.size(), kNoLabel);
+    for (size_t e = 1; e < layout.entries.size(); ++e) {
+      auto block = static_cast<uint32_t>(layout.entries[e].block);
+      resume_at[e] = check_start_[block];
+      // A block entered by fall-through only has no frame of its own.
+      if (!out_.labels[resume_at[e]].frame && !block_entry_frame(block))
+        out_.labels[resume_at[e]].frame = layout.entries[e].frame;
+    }
+    return emit_resume(layout, hand_back_calls_, m_.context.descriptor, pool_, after, resume_at,
+                       out_);
   }
 
   // The twin starts with a switch on the entry id; each case moves the parameters into the
@@ -629,6 +693,8 @@ class Duplicator {
 
   CodeIR out_;
   std::map<int32_t, LabelId> twin_call_label_;  // outline entry -> its call in the checking code
+  std::map<int32_t, LabelId> hand_back_label_;  // outline entry -> the twin's hand-back to it
+  HandBackCalls hand_back_calls_;
   CheckEmitter check_;
   const CheckForm check_form_;
   Insn count_entry_, count_back_;

@@ -6,6 +6,7 @@
 #include "classfile/class_file.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
+#include "rewriter/value_insns.h"
 
 namespace duplex {
 namespace {
@@ -13,81 +14,6 @@ namespace {
 // The JVM's slot limit for a method's parameters (JVMS 4.3.3), `this` excluded: the twin is
 // static, so every parameter counts.
 constexpr uint32_t kMaxParameterSlots = 255;
-
-// Position of a value kind in the xload/xstore/xreturn opcode families (i, l, f, d, a).
-int family_index(VTag kind) {
-  switch (kind) {
-    case VTag::kInteger:
-      return 0;
-    case VTag::kLong:
-      return 1;
-    case VTag::kFloat:
-      return 2;
-    case VTag::kDouble:
-      return 3;
-    default:
-      return 4;
-  }
-}
-
-// What a verification type is passed as: int, float, long, double or a reference.
-VTag kind_of(const VType& t) {
-  switch (t.tag) {
-    case VTag::kInteger:
-    case VTag::kFloat:
-    case VTag::kLong:
-    case VTag::kDouble:
-      return t.tag;
-    default:
-      return VTag::kObject;
-  }
-}
-
-uint16_t slots_of(VTag kind) {
-  return kind == VTag::kLong || kind == VTag::kDouble ? 2 : 1;
-}
-
-Insn local_insn(bool store, VTag kind, uint16_t slot) {
-  int k = family_index(kind);
-  if (slot <= 3) {
-    uint8_t base = store ? op::kIstore0 : op::kIload0;
-    return Insn::make(static_cast<uint8_t>(base + 4 * k + slot));
-  }
-  uint8_t base = store ? op::kIstore : op::kIload;
-  return Insn::make(static_cast<uint8_t>(base + k), slot);
-}
-
-Insn zero_of(VTag kind) {
-  switch (kind) {
-    case VTag::kInteger:
-      return Insn::make(op::kIconst0);
-    case VTag::kLong:
-      return Insn::make(op::kLconst0);
-    case VTag::kFloat:
-      return Insn::make(op::kFconst0);
-    case VTag::kDouble:
-      return Insn::make(op::kDconst0);
-    default:
-      return Insn::make(op::kAconstNull);
-  }
-}
-
-Insn push_int(int32_t v) {
-  if (v >= -1 && v <= 5) return Insn::make(static_cast<uint8_t>(op::kIconst0 + v));
-  if (v >= -128 && v <= 127) return Insn::make(op::kBipush, v);
-  return Insn::make(op::kSipush, v);
-}
-
-// (slot, type) for every local of a frame in list form; a wide type's second slot is skipped.
-std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f) {
-  std::vector<std::pair<uint16_t, VType>> out;
-  uint16_t slot = 0;
-  for (const VType& t : f.locals) {
-    if (t.tag != VTag::kTop) out.push_back({slot, t});
-    slot = static_cast<uint16_t>(slot + (t.is_wide() ? 2 : 1));
-  }
-  return out;
-}
 
 std::optional<VType> type_at(const Frame& f, uint16_t slot) {
   for (const auto& [s, t] : locals_by_slot(f)) {
@@ -302,28 +228,6 @@ class OutlinePlanner {
   OutlineLayout layout_;
 };
 
-Insn return_for(std::string_view method_descriptor) {
-  auto close = method_descriptor.find(')');
-  char r = close == std::string_view::npos || close + 1 >= method_descriptor.size()
-               ? 'V'
-               : method_descriptor[close + 1];
-  switch (r) {
-    case 'V':
-      return Insn::make(op::kReturn);
-    case 'J':
-      return Insn::make(op::kIreturn + 1);
-    case 'F':
-      return Insn::make(op::kIreturn + 2);
-    case 'D':
-      return Insn::make(op::kIreturn + 3);
-    case 'L':
-    case '[':
-      return Insn::make(op::kIreturn + 4);
-    default:
-      return Insn::make(op::kIreturn);
-  }
-}
-
 }  // namespace
 
 int32_t OutlineLayout::entry_of_block(int32_t block) const {
@@ -339,7 +243,7 @@ Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, con
 }
 
 Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,
-                      std::string_view method_descriptor, std::vector<Insn>& out) {
+                      std::vector<Insn>& out) {
   if (e >= layout.entries.size()) return Error::plain("no such outline entry");
   const Frame& frame = layout.entries[e].frame;
   for (const OutlineParam& p : layout.params) {
@@ -351,7 +255,6 @@ Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_metho
   }
   out.push_back(push_int(static_cast<int32_t>(e)));
   out.push_back(Insn::make(op::kInvokestatic, twin_methodref));
-  out.push_back(return_for(method_descriptor));
   return Ok{};
 }
 

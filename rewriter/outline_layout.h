@@ -3,9 +3,10 @@
 //
 // Why: once samples are taken, a JIT compiles both copies of an inline-duplicated method,
 // and the copy's calls eat the inlining budget of every hot caller (docs/RESULTS.md). With
-// the copy outlined, a check that fires calls the twin, passing the live locals, and returns
-// its result; the twin starts in the copy at that point (a dispatch on an entry id), and
-// runs the rest of that activation with its own checking code and checks.
+// the copy outlined, a check that fires calls the twin, passing the live locals; the twin
+// starts in the copy at that point (a dispatch on an entry id) and runs until it returns or
+// reaches a checked edge whose check does not fire, where it hands the locals back to the
+// checking method (rewriter/hand_back.h).
 //
 // The twin is `private static synthetic <name>$duplex(<params>I)<return>`. Its parameters
 // stand for the original local slots, so the copied code keeps its slot numbers: slot s of
@@ -62,10 +63,10 @@ struct OutlineLayout {
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
                                    ConstantPool& pool, std::set<std::string>& taken);
 
-// The checking method's side of entry `e`: load the locals, push the id, call the twin,
-// return what it returns.
+// The checking method's side of entry `e`: load the locals, push the id, call the twin. Its
+// result is then on the stack (see rewriter/hand_back.h for what follows).
 Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,
-                      std::string_view method_descriptor, std::vector<Insn>& out);
+                      std::vector<Insn>& out);
 
 // The twin's side of entry `e`: move the parameters into the entry's original slots (with
 // the casts the entry's frame needs). The caller adds the jump into the copy.

@@ -43,6 +43,20 @@ inline constexpr const char* kRegisterByNameDesc = "(Ljava/lang/String;)V";
 inline constexpr const char* kCountEntry = "countEntry";
 inline constexpr const char* kCountBackedge = "countBackedge";
 inline constexpr const char* kVoidDesc = "()V";
+// Hand-back (rewriter/hand_back.h): a twin whose check did not fire saves the live locals in
+// the thread's buffer (handBack names the entry and returns the primitives' array,
+// handBackRefs the references'); its checking method asks resumeEntry (-1: the twin returned),
+// reads both arrays back, and calls resumed, which clears the references.
+inline constexpr const char* kHandBack = "handBack";
+inline constexpr const char* kHandBackDesc = "(II)[J";
+inline constexpr const char* kHandBackRefs = "handBackRefs";
+inline constexpr const char* kResumeEntry = "resumeEntry";
+inline constexpr const char* kResumeEntryDesc = "()I";
+inline constexpr const char* kResumePrims = "resumePrims";
+inline constexpr const char* kPrimsDesc = "()[J";
+inline constexpr const char* kResumeRefs = "resumeRefs";
+inline constexpr const char* kRefsDesc = "()[Ljava/lang/Object;";
+inline constexpr const char* kResumed = "resumed";
 
 // The class attribute that marks a class as rewritten by duplex (the JVM ignores it).
 inline constexpr const char* kMarkerAttribute = "duplex.Rewritten";

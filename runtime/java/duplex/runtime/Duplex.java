@@ -212,6 +212,47 @@ public final class Duplex {
     return true;
   }
 
+  // Hand-back: an outlined twin whose check did not fire returns to its checking method, which
+  // goes on from the same point (rewriter/hand_back.h). Called once per sample, not per check.
+
+  /**
+   * Twin side: names the layout entry to resume at and returns the thread's array for the
+   * primitive locals (indexed by slot), with room for {@code slots} slots.
+   */
+  public static long[] handBack(int entry, int slots) {
+    HandBack b = HandBack.current();
+    b.start(entry, slots);
+    return b.prims;
+  }
+
+  /** Twin side: the thread's array for the reference locals (after {@link #handBack}). */
+  public static Object[] handBackRefs() {
+    return HandBack.current().refs;
+  }
+
+  /**
+   * Checking side, after every call of the twin: the entry the twin handed back to, or -1 if it
+   * returned.
+   */
+  public static int resumeEntry() {
+    return HandBack.current().takeEntry();
+  }
+
+  /** Checking side: the primitive locals the twin left. */
+  public static long[] resumePrims() {
+    return HandBack.current().prims;
+  }
+
+  /** Checking side: the reference locals the twin left. */
+  public static Object[] resumeRefs() {
+    return HandBack.current().refs;
+  }
+
+  /** Checking side, once the locals are restored: drops the references the buffer holds. */
+  public static void resumed() {
+    HandBack.current().clearRefs();
+  }
+
   /** Counts a call edge from the caller of the calling method to {@code calleeKey}. */
   public static void callEdge(String calleeKey) {
     int[] g = Guard.enter();

@@ -1,0 +1,32 @@
+// Instructions that move one local's value by its kind: the loads, stores, zero constants and
+// returns that the outlined layout's calls, prologues and hand-backs are made of.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "classfile/code_ir.h"
+
+namespace duplex {
+
+// What a verification type is passed as: kInteger, kFloat, kLong, kDouble or kObject.
+VTag kind_of(const VType& t);
+// Local slots a value of `kind` takes (2 for long and double).
+uint16_t slots_of(VTag kind);
+// xload / xstore of `slot` for a value of `kind`, in the short form where there is one.
+Insn local_insn(bool store, VTag kind, uint16_t slot);
+// iconst_0, lconst_0, fconst_0, dconst_0 or aconst_null.
+Insn zero_of(VTag kind);
+// The shortest push of an int constant that fits in 16 bits.
+Insn push_int(int32_t v);
+// The return instruction of a method descriptor's return type.
+Insn return_for(std::string_view method_descriptor);
+// The kind of a method descriptor's return type; nullopt for void.
+std::optional<VTag> return_kind(std::string_view method_descriptor);
+// (slot, type) of every local of a frame in list form, Top slots left out.
+std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f);
+
+}  // namespace duplex
