@@ -34,11 +34,13 @@ class Duplicator {
         check_form_(check_form) {}
 
   Result<TransformedCode> run() {
+    copy_only_ = twin_reaches_no_checking_code();
     init_output();
     if (auto s = make_runtime_calls(); !s) return s.error();
     allocate_labels();
     if (auto s = emit_entry(); !s) return s.error();
-    emit_checking_code();
+    exception_trampoline_.assign(src_.try_catches.size(), kNoLabel);
+    if (!copy_only_) emit_checking_code();
     place(checking_end_ = out_.new_label());
     if (checking_only()) {
       if (auto s = emit_twin_calls(); !s) return s.error();
@@ -68,11 +70,15 @@ class Duplicator {
     out_.max_locals = src_.max_locals;
     out_.switches = src_.switches;
     out_.labels = src_.labels;
-    out_.line_numbers = src_.line_numbers;
-    out_.local_variables = src_.local_variables;
-    out_.local_variable_types = src_.local_variable_types;
-    out_.visible_type_annotations = src_.visible_type_annotations;
-    out_.invisible_type_annotations = src_.invisible_type_annotations;
+    // A twin without checking code keeps only the copy's lines and locals (copy_debug_tables);
+    // the type annotations name instructions of the checking code.
+    if (!copy_only_) {
+      out_.line_numbers = src_.line_numbers;
+      out_.local_variables = src_.local_variables;
+      out_.local_variable_types = src_.local_variable_types;
+      out_.visible_type_annotations = src_.visible_type_annotations;
+      out_.invisible_type_annotations = src_.invisible_type_annotations;
+    }
     out_.unknown_attributes = src_.unknown_attributes;
     out_.had_stack_map_table = src_.had_stack_map_table;
     out_.insns.reserve(src_.insns.size() * 2 + 16);
@@ -276,7 +282,6 @@ class Duplicator {
   }
 
   void emit_checking_code() {
-    exception_trampoline_.assign(src_.try_catches.size(), kNoLabel);
     for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
       const BasicBlock& block = cfg_.blocks[b];
       place(check_start_[b]);
@@ -364,6 +369,22 @@ class Duplicator {
   bool checking_only() const { return outline_.layout && outline_.side == OutlineSide::kChecking; }
   bool twin_side() const { return outline_.layout && outline_.side == OutlineSide::kTwin; }
 
+  // A twin whose copy never enters the checking code: every block is kept and every back edge
+  // is checked, so each way back hands back to the checking method (Full-Duplication). Its own
+  // copy of the checking code would be dead weight (bytes, and JIT work), so it has none.
+  // Partial's exits into removed blocks need it.
+  bool twin_reaches_no_checking_code() const {
+    if (!twin_side()) return false;
+    for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
+      if (!plan_.kept[b]) return false;
+      const auto& succs = cfg_.blocks[b].succs;
+      for (size_t e = 0; e < succs.size(); ++e) {
+        if (succs[e].back && !plan_.check_edge[b][e]) return false;
+      }
+    }
+    return true;
+  }
+
   // The twin's hand-back to the checking method at `block` (an entry: every checked edge's
   // target is one), with the entry's frame.
   LabelId hand_back_label(uint32_t block) {
@@ -425,7 +446,7 @@ class Duplicator {
 
   // The twin starts with a switch on the entry id; each case moves the parameters into the
   // original slots and jumps into the copy. The default case (never taken) enters the
-  // checking code at the top, so the code after the prologues is reachable as it was.
+  // checking code at the top, if the twin has one, so that it is reachable as it was.
   Status emit_twin_dispatch() {
     const OutlineLayout& layout = *outline_.layout;
     auto frame = initial_frame(pool_, m_.context.class_name, layout.twin_name,
@@ -438,7 +459,8 @@ class Duplicator {
       cases.push_back(out_.new_label());
       out_.labels[cases.back()].frame = *frame;
     }
-    LabelId top = out_.new_label();
+    // Without checking code the default (never taken) is entry 0's case.
+    LabelId top = copy_only_ ? cases[0] : out_.new_label();
     out_.labels[top].frame = *frame;
     table.targets = cases;
     out_.insns.push_back(Insn::make(static_cast<uint8_t>(op::kIload), layout.id_slot));
@@ -458,6 +480,7 @@ class Duplicator {
         out_.labels[into].frame = layout.entries[e].frame;
       out_.insns.push_back(Insn::make_branch(op::kGoto, into));
     }
+    if (copy_only_) return Ok{};
     place(top);
     size_t before = out_.insns.size();
     emit_twin_prologue(layout, 0, out_.insns);
@@ -576,7 +599,9 @@ class Duplicator {
   // the duplicated code's entries, each in the original order so that the first match
   // still wins.
   void build_exception_table() {
-    for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_checking_entries(t);
+    if (!copy_only_) {
+      for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_checking_entries(t);
+    }
     if (checking_only()) return;
     for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_dup_entries(t);
   }
@@ -704,6 +729,7 @@ class Duplicator {
   std::map<std::pair<uint32_t, size_t>, LabelId> edge_trampoline_;  // (block, edge) -> label
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
   bool has_entry_events_ = false;
+  bool copy_only_ = false;       // a twin with no checking code (twin_reaches_no_checking_code)
   uint32_t leading_labels_ = 0;  // insns of block 0 already emitted before the entry check
   uint32_t checks_ = 0;
 };

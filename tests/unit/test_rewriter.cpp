@@ -260,7 +260,12 @@ TEST_CASE("No-Duplication guards each event; Exhaustive places no check", "[rewr
 }
 
 TEST_CASE("duplication that would pass HugeMethodLimit falls back with the reason", "[rewriter]") {
-  auto m = reports(rewrite(Mode::kFull, {"field-access"}));
+  // The paper's layout keeps both copies in the method: past the limit.
+  RewriteOptions inline_layout = options_for(Mode::kFull, {"field-access"});
+  inline_layout.outline = false;
+  auto in_one = rewrite_class(probe_class(), inline_layout);
+  REQUIRE(in_one.ok());
+  auto m = reports(in_one.value());
   const MethodReport& big = m["big"];
   REQUIRE(big.original_code_size < 8000);
   REQUIRE(big.original_code_size > 4000);
@@ -268,11 +273,19 @@ TEST_CASE("duplication that would pass HugeMethodLimit falls back with the reaso
   CHECK(big.reason.find("HugeMethodLimit") != std::string::npos);
   CHECK(big.new_code_size <= 8000);
 
-  RewriteOptions o = options_for(Mode::kFull, {"field-access"});
-  o.respect_huge_method_limit = false;
-  auto r = rewrite_class(probe_class(), o);
+  inline_layout.respect_huge_method_limit = false;
+  auto r = rewrite_class(probe_class(), inline_layout);
   REQUIRE(r.ok());
   CHECK(reports(r.value())["big"].applied == Transform::kFull);
+
+  // Outlined, each half holds one copy (a Full twin has no checking code): both stay under
+  // the limit, and Full applies.
+  auto outlined = reports(rewrite(Mode::kFull, {"field-access"}));
+  const MethodReport& split = outlined["big"];
+  CHECK(split.applied == Transform::kFull);
+  CHECK(split.twin_code_size > 4000);
+  CHECK(split.twin_code_size <= 8000);
+  CHECK(split.new_code_size - split.twin_code_size <= 8000);
 }
 
 TEST_CASE("rewriting is deterministic", "[rewriter]") {

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""Side-by-side A/B of rewriter variants on one program, in steady state.
+
+  steady_ab.py PROGRAM [--rounds N] [--iterations N] VARIANT...
+
+A VARIANT is NAME=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
+  full=full@1000          full0=full@0           checks=checks@0
+  nolocal=full,--check,call@1000:-XX:MaxInlineSize=70
+The uninstrumented program is always run as "base". Every round runs base and each variant
+once, in a shuffled order; each run is one JVM running main() --iterations times
+(bench/workloads/Repeat.java). The figure is the median CPU time of the last half of the
+iterations over base's in the same round; the table gives the median over rounds and the
+range. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
+rewritten program costs what); the paper-shaped tables come from run_bench.py.
+"""
+
+import argparse
+import random
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
+
+BOTH = "call-edge,field-access"
+
+
+def parse_variant(text):
+    name, _, rest = text.partition("=")
+    spec, _, jvm = rest.partition(":")
+    spec, _, interval = spec.partition("@")
+    mode, *options = spec.split(",")
+    return {"name": name, "mode": mode, "options": options,
+            "interval": int(interval) if interval else 1000,
+            "jvm": [o for o in jvm.split(";") if o]}
+
+
+def rewrite(w, v):
+    dest = benchlib.cache_dir() / "steady-ab" / w.name / v["name"]
+    jars = []
+    for jar in w.app_jars:
+        r = benchlib.instrument(jar, dest, v["mode"], "" if v["mode"] == "checks" else BOTH,
+                                v["options"])
+        jars.append(r.jar)
+    return jars
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("program")
+    ap.add_argument("variants", nargs="+")
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--iterations", type=int, default=8)
+    a = ap.parse_args()
+    w = benchlib.get(a.program)
+    extra = benchlib.prepare(w)
+    variants = [parse_variant(t) for t in a.variants]
+    for v in variants:
+        v["jars"] = rewrite(w, v)
+    reference = benchlib.run(w, extra, size="large").output
+    ratios = {v["name"]: [] for v in variants}
+    for rnd in range(1, a.rounds + 1):
+        order = [None] + variants
+        random.Random(rnd).shuffle(order)
+        base = None
+        times = {}
+        for v in order:
+            if v is None:
+                r = benchlib.run(w, extra, size="large", repeat=a.iterations)
+            else:
+                opts = benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"]
+                r = benchlib.run(w, extra, v["jars"], opts, size="large", repeat=a.iterations)
+            name = "base" if v is None else v["name"]
+            if not r.ok or r.output != reference or len(r.iterations) != a.iterations:
+                print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
+                continue
+            half = [c for c, _ in r.iterations][a.iterations // 2:]
+            times[name] = statistics.median(half)
+            print("round %d %-10s %.3f s per iteration" % (rnd, name, times[name]), flush=True)
+        base = times.get("base")
+        for v in variants:
+            if base and v["name"] in times:
+                ratios[v["name"]].append(times[v["name"]] / base - 1)
+    print("\n| variant | steady overhead, median (range) over %d rounds |" % a.rounds)
+    print("| --- | --- |")
+    for v in variants:
+        rs = ratios[v["name"]]
+        if rs:
+            print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) |" % (
+                v["name"], 100 * statistics.median(rs), 100 * min(rs), 100 * max(rs)))
+
+
+if __name__ == "__main__":
+    main()
