@@ -346,6 +346,8 @@ class RunResult:
     timed_out: bool = False
     # With repeat: (cpu, wall) seconds of each iteration of main() inside the one JVM.
     iterations: List[Tuple[float, float]] = field(default_factory=list)
+    # With repeat: the JIT compilers' seconds during each iteration (approximate).
+    jit: List[float] = field(default_factory=list)
 
 
 def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
@@ -422,8 +424,9 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     r = RunResult(p.returncode == 0, p.returncode, output, wall,
                   usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir, timed_out)
     if repeat > 0 and times_file.exists():
-        r.iterations = [(int(c) / 1e9, int(wl) / 1e9) for c, wl in
-                        (line.split() for line in times_file.read_text().splitlines())]
+        rows = [line.split() for line in times_file.read_text().splitlines()]
+        r.iterations = [(int(f[0]) / 1e9, int(f[1]) / 1e9) for f in rows]
+        r.jit = [int(f[2]) / 1e3 if len(f) > 2 else 0.0 for f in rows]
     if not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return r

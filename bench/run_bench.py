@@ -78,8 +78,10 @@ AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
 HOT_T = 0.1
 NOTES = benchlib.BENCH / "results_notes.md"
-# Steady state: main() run STEADY_ITERATIONS times in one JVM; the CPU time of the last half of
-# the iterations (median) is compared. The paper compiled every method before the run; this is
+# Steady state: main() run --steady-iterations times (default 20) in one JVM; the CPU time of
+# the last half of the iterations (median) is compared. With 8 iterations the rewritten programs
+# were still compiling in the measured half (C2 compiles about twice the bytecode once samples
+# make the rare paths warm); the JIT's share of the measured iterations is now reported. The paper compiled every method before the run; this is
 # the closest a JIT gets. Rhino's large input takes seconds per iteration: small suffices.
 STEADY_CONFIGS = ["base", "checks@0", "full@1000", "full@10000", "auto@1000"]
 # Round 1 only: the accuracy reference of the steady runs (every check samples).
@@ -400,7 +402,7 @@ class Bench:
                 rec = {"cfg": cid, "round": rnd, "ok": r.ok and len(r.iterations) ==
                        self.a.steady_iterations, "same": r.output == ref.output,
                        "cpu": r.cpu, "iters": [c for c, _ in r.iterations],
-                       "walls": [wl for _, wl in r.iterations]}
+                       "walls": [wl for _, wl in r.iterations], "jits": r.jit}
                 st["runs"].append(rec)
                 half = rec["iters"][len(rec["iters"]) // 2:]
                 benchlib.log("[%s] %s steady r%d %-14s process cpu %6.2f s, last-half "
@@ -548,9 +550,21 @@ def steady_ratios(prog) -> dict:
         ratios.setdefault(r["cfg"], []).append(v / b)
         same[r["cfg"]] = same.get(r["cfg"], True) and r["same"]
     good = [b for b in base.values() if b]
-    return {c: {"ratio": statistics.median(v), "min": min(v), "max": max(v), "n": len(v),
-                "same": same[c], "base_s": statistics.median(good) if good else None}
-            for c, v in ratios.items()}
+    out = {c: {"ratio": statistics.median(v), "min": min(v), "max": max(v), "n": len(v),
+               "same": same[c], "base_s": statistics.median(good) if good else None}
+           for c, v in ratios.items()}
+    # The JIT compilers' share of the measured iterations' CPU time (Repeat.java records it):
+    # near 0 once the code has settled.
+    shares = {}
+    for r in st["runs"]:
+        jits = r.get("jits") or []
+        n = len(r["iters"]) // 2
+        cpu = sum(r["iters"][n:])
+        if r["ok"] and jits and cpu > 0 and r["cfg"] != STEADY_REFERENCE:
+            shares.setdefault(r["cfg"], []).append(sum(jits[n:]) / cpu)
+    for c, v in shares.items():
+        out.setdefault(c, {})["jit_share"] = statistics.median(v)
+    return out
 
 
 def analyse(raw):
@@ -647,7 +661,7 @@ def pct(ratio):
 
 def steady_oh(res, prog, cid):
     e = res[prog].get("steady", {}).get(cid)
-    return pct(e["ratio"]) if e else None
+    return pct(e["ratio"]) if e and "ratio" in e else None
 
 
 def avg_steady(res, progs, cid):
@@ -683,7 +697,7 @@ def steady_section(raw, res, progs) -> str:
         cells = []
         for c in ids:
             e = st.get(c)
-            cells.append("-" if not e else "%s (%s..%s)%s" % (
+            cells.append("-" if not e or "ratio" not in e else "%s (%s..%s)%s" % (
                 fmt_pct(pct(e["ratio"])), fmt_pct(pct(e["min"]), 0), fmt_pct(pct(e["max"]), 0),
                 "" if e["same"] else " DIFF"))
         rows.append([p, res[p]["steady_size"], "%.3f s" % base_s if base_s else "-"] + cells)
@@ -699,9 +713,26 @@ def steady_section(raw, res, progs) -> str:
             "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % (
                 cfg.get("steady_iterations", 0), cfg.get("steady_rounds", 0)) +
             table(["program", "input", "uninstrumented, per iteration"] + ids, rows) + "\n" +
+            jit_share_table(res, progs) +
             "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
             "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
             table(["program"] + acc_ids, acc_rows) + "\n")
+
+
+def jit_share_table(res, progs) -> str:
+    """How much of the measured iterations' CPU time the JIT compilers still took."""
+    rows = []
+    for p in progs:
+        st = res[p]["steady"]
+        cells = [st.get(c, {}).get("jit_share") for c in STEADY_CONFIGS]
+        if any(v is not None for v in cells):
+            rows.append([p] + ["-" if v is None else "%.1f%%" % (100 * v) for v in cells])
+    if not rows:
+        return ""
+    return ("\nJIT compilation during the measured iterations, as a share of their CPU time "
+            "(CompilationMXBean, median over rounds): where it is high the code had not settled "
+            "yet, and the overhead above includes compiling the rewritten code.\n\n" +
+            table(["program"] + STEADY_CONFIGS, rows) + "\n")
 
 
 def fmt_pct(v, digits=1):
@@ -1168,7 +1199,7 @@ def main() -> int:
     ap.add_argument("--instrument-args", default="",
                     help="extra `duplex instrument` options for every variant, e.g. "
                     "'--layout outline'")
-    ap.add_argument("--steady-iterations", type=int, default=8,
+    ap.add_argument("--steady-iterations", type=int, default=20,
                     help="steady-state phase: main() runs per JVM (0: no steady phase)")
     ap.add_argument("--steady-rounds", type=int, default=3)
     ap.add_argument("--also", action="append", default=[],

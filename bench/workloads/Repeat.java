@@ -19,7 +19,9 @@ import java.util.Map;
  * <p>Usage: {@code Repeat ITERATIONS TIMES_FILE MAIN_CLASS ARGS...}. Only the first iteration's
  * standard output and error reach the real streams (that output is the one checked); later
  * iterations write into a sink. System.exit(0) from the program ends an iteration; any other
- * status ends the JVM with it. TIMES_FILE gets one line per iteration: "cpu_ns wall_ns".
+ * status ends the JVM with it. TIMES_FILE gets one line per iteration: "cpu_ns wall_ns jit_ms",
+ * jit_ms being the JIT compilers' time during the iteration (CompilationMXBean, approximate):
+ * it tells whether an iteration still pays for compilation.
  *
  * <p>ecj's batch Main exits from inside a catch-all that would swallow the trap, so it runs
  * through its own no-exit constructor instead (same arguments, same output).
@@ -68,12 +70,15 @@ public final class Repeat {
     PrintStream out = System.out;
     PrintStream err = System.err;
     PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
+    java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
+    boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
     StringBuilder times = new StringBuilder();
     for (int i = 0; i < iterations; i++) {
       if (i == 1) {
         System.setOut(sink);
         System.setErr(sink);
       }
+      long jit0 = jitTimed ? jit.getTotalCompilationTime() : 0;
       long cpu0 = os.getProcessCpuTime();
       long wall0 = System.nanoTime();
       int status = mainClass.getName().equals(ECJ_MAIN)
@@ -86,7 +91,8 @@ public final class Repeat {
         err.println("Repeat: iteration " + (i + 1) + " exited with status " + status);
         Runtime.getRuntime().halt(status);
       }
-      times.append(cpu).append(' ').append(wall).append('\n');
+      long jitMs = jitTimed ? jit.getTotalCompilationTime() - jit0 : 0;
+      times.append(cpu).append(' ').append(wall).append(' ').append(jitMs).append('\n');
     }
     System.setOut(out);
     System.setErr(err);
