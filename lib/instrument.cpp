@@ -130,7 +130,11 @@ unsigned effective_jobs(unsigned jobs) {
 
 // Rewrites the class entries of one jar on worker threads, each with its own reader (libzip
 // handles are not thread-safe), in entry order; the caller takes the outcomes in that order.
+// Workers run at most kRunAheadPerThread classes per thread ahead of the caller, so the
+// outcomes waiting in memory stay bounded however large the jar.
 class ClassPool {
+  static constexpr size_t kRunAheadPerThread = 32;
+
  public:
   ClassPool(const std::string& jar, const std::vector<JarEntry>& entries,
             std::vector<size_t> classes, const InstrumentOptions& options, unsigned threads)
@@ -138,12 +142,17 @@ class ClassPool {
         entries_(entries),
         classes_(std::move(classes)),
         options_(options),
-        slots_(classes_.size()) {
+        slots_(classes_.size()),
+        run_ahead_(kRunAheadPerThread * std::max(1u, threads)) {
     size_t n = std::min<size_t>(threads, classes_.size());
     for (size_t t = 0; t < n; ++t) workers_.emplace_back([this] { work(); });
   }
   ~ClassPool() {
-    stop_ = true;
+    {
+      std::lock_guard lock(mutex_);
+      stop_ = true;
+    }
+    room_.notify_all();
     for (std::thread& t : workers_) t.join();
   }
 
@@ -153,6 +162,9 @@ class ClassPool {
     ready_.wait(lock, [&] { return slots_[k].has_value(); });
     ClassOutcome out = std::move(*slots_[k]);
     slots_[k].reset();
+    taken_ = k + 1;
+    lock.unlock();
+    room_.notify_all();
     return out;
   }
 
@@ -161,6 +173,7 @@ class ClassPool {
     std::optional<JarReader> reader;
     std::optional<Error> open_error;
     for (size_t k; !stop_ && (k = next_++) < classes_.size();) {
+      if (!wait_for_room(k)) return;
       const JarEntry& e = entries_[classes_[k]];
       ClassOutcome out;
       // The same file opened again lists the same entries in the same order.
@@ -189,6 +202,14 @@ class ClassPool {
     }
   }
 
+  // Class k may start once the caller has taken all but run_ahead_ of the classes before it.
+  // The class the caller waits for always may, so this never deadlocks. False: stopping.
+  bool wait_for_room(size_t k) {
+    std::unique_lock lock(mutex_);
+    room_.wait(lock, [&] { return stop_ || k < taken_ + run_ahead_; });
+    return !stop_;
+  }
+
   const std::string& jar_;
   const std::vector<JarEntry>& entries_;
   const std::vector<size_t> classes_;  // indices into entries_
@@ -196,6 +217,9 @@ class ClassPool {
   std::vector<std::optional<ClassOutcome>> slots_;
   std::mutex mutex_;
   std::condition_variable ready_;
+  std::condition_variable room_;
+  size_t taken_ = 0;  // classes the caller has taken (guarded by mutex_)
+  const size_t run_ahead_;
   std::atomic<size_t> next_{0};
   std::atomic<bool> stop_{false};
   std::vector<std::thread> workers_;

@@ -111,6 +111,15 @@ cmp -s "$tmp/fat-j1.jar" "$tmp/fat-j2.jar" && cmp -s "$tmp/fat-j1.jar" "$tmp/fat
   fail "--jobs 1, 2 and 5 wrote different jars"
 check_entries "$tmp/fat.jar" "$tmp/fat-j5.jar" no || fail "--jobs 5 entries"
 echo "ok --jobs 1, 2 and 5 write identical jars"
+# A jar of more classes than the workers may run ahead of the writer (32 per thread).
+h2=/usr/share/java/h2.jar
+if [ -f "$h2" ]; then
+  for j in 1 2; do
+    "$duplex" instrument "$h2" -o "$tmp/h2-j$j.jar" --quiet --jobs "$j"
+  done
+  cmp -s "$tmp/h2-j1.jar" "$tmp/h2-j2.jar" || fail "h2.jar: --jobs 1 and 2 wrote different jars"
+  echo "ok h2.jar ($(unzip -Z1 "$h2" | grep -c '\.class$') classes): --jobs 1 and 2 identical"
+fi
 
 # --- directory and single class ---
 "$duplex" instrument "$tmp/classes" -o "$tmp/dir-out" --quiet
