@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <map>
 #include <optional>
+#include <set>
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
@@ -49,6 +50,7 @@ class Duplicator {
     }
     emit_trampolines();
     build_exception_table();
+    emit_handler_stubs();
     if (!checking_only()) copy_debug_tables();
     if (auto s = check_.add_local_to_frames(out_); !s) return s.error();
     return TransformedCode{std::move(out_), checks_};
@@ -338,8 +340,13 @@ class Duplicator {
       const CfgEdge& edge = succs[e];
       if (edge.kind != EdgeKind::kException || !edge_has_action(b, e)) continue;
       LabelId& t = exception_trampoline_[edge.try_index];
-      if (t == kNoLabel) t = make_trampoline(b, e, src_.try_catches[edge.try_index].handler);
+      LabelId handler = src_.try_catches[edge.try_index].handler;
+      if (t == kNoLabel) t = make_trampoline(b, e, handler);
       redirected_.push_back({b, edge.try_index});
+      // The trampoline jumps to the handler, and to its copy when its check fires.
+      jumped_to_handlers_.insert(handler);
+      if (!checking_only() && plan_.check_edge[b][e] && dup_label_[handler] != kNoLabel)
+        jumped_to_handlers_.insert(dup_label_[handler]);
     }
   }
 
@@ -617,14 +624,36 @@ class Duplicator {
     TryCatch entry = base;
     entry.start = start;
     entry.end = end;
-    entry.handler = handler;
+    entry.handler = exception_entry(handler);
     out_.try_catches.push_back(entry);
+  }
+
+  // C1 refuses a method in which an exception handler is also reached by a jump ("Exception
+  // handler can be reached by both normal and exceptional control flow") and leaves it to the
+  // interpreter until C2 takes it, if ever (H2's MVMap.operate ran interpreted throughout). A
+  // handler that a trampoline jumps to is therefore entered from the exception table through a
+  // stub of its own, `goto handler`, and is an ordinary block.
+  LabelId exception_entry(LabelId handler) {
+    if (!jumped_to_handlers_.count(handler)) return handler;
+    auto [it, fresh] = handler_stub_.try_emplace(handler, kNoLabel);
+    if (fresh) {
+      it->second = out_.new_label();
+      out_.labels[it->second].frame = out_.labels[handler].frame;
+    }
+    return it->second;
+  }
+
+  void emit_handler_stubs() {
+    for (const auto& [handler, stub] : handler_stub_) {
+      place(stub);
+      out_.insns.push_back(Insn::make_branch(op::kGoto, handler));
+    }
   }
 
   void add_checking_entries(uint32_t t) {
     const TryCatch& tc = src_.try_catches[t];
     if (exception_trampoline_[t] == kNoLabel) {
-      out_.try_catches.push_back(tc);
+      add_run(tc, tc.start, tc.end, tc.handler);
       return;
     }
     uint32_t first = cfg_.block_of_label(tc.start);
@@ -725,6 +754,8 @@ class Duplicator {
   Insn count_entry_, count_back_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
+  std::set<LabelId> jumped_to_handlers_;                   // handlers a trampoline also jumps to
+  std::map<LabelId, LabelId> handler_stub_;  // such a handler -> its exception-table entry
   std::vector<Trampoline> trampolines_;
   std::map<std::pair<uint32_t, size_t>, LabelId> edge_trampoline_;  // (block, edge) -> label
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
