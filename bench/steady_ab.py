@@ -3,9 +3,10 @@
 
   steady_ab.py PROGRAM [--rounds N] [--iterations N] VARIANT...
 
-A VARIANT is NAME=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
+A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
   full=full@1000          full0=full@0           checks=checks@0
   nolocal=full,--check,call@1000:-XX:MaxInlineSize=70
+  old!/tmp/duplex-old=full@1000   (rewritten by another duplex binary, to compare two builds)
 The uninstrumented program is always run as "base". Every round runs base and each variant
 once, in a shuffled order; each run is one JVM running main() --iterations times
 (bench/workloads/Repeat.java). The figure is the median CPU time of the last half of the
@@ -28,21 +29,28 @@ BOTH = "call-edge,field-access"
 
 def parse_variant(text):
     name, _, rest = text.partition("=")
+    name, _, binary = name.partition("!")
     spec, _, jvm = rest.partition(":")
     spec, _, interval = spec.partition("@")
     mode, *options = spec.split(",")
     return {"name": name, "mode": mode, "options": options,
             "interval": int(interval) if interval else 1000,
-            "jvm": [o for o in jvm.split(";") if o]}
+            "jvm": [o for o in jvm.split(";") if o], "duplex": binary}
 
 
 def rewrite(w, v):
     dest = benchlib.cache_dir() / "steady-ab" / w.name / v["name"]
     jars = []
-    for jar in w.app_jars:
-        r = benchlib.instrument(jar, dest, v["mode"], "" if v["mode"] == "checks" else BOTH,
-                                v["options"])
-        jars.append(r.jar)
+    default = benchlib.DUPLEX
+    if v["duplex"]:
+        benchlib.DUPLEX = Path(v["duplex"])
+    try:
+        for jar in w.app_jars:
+            r = benchlib.instrument(jar, dest, v["mode"], "" if v["mode"] == "checks" else BOTH,
+                                    v["options"])
+            jars.append(r.jar)
+    finally:
+        benchlib.DUPLEX = default
     return jars
 
 
