@@ -449,17 +449,20 @@ class InstrumentResult:
 
 
 def instrument(src: Path, dest_dir: Path, mode: str, profile: str,
-               extra_args: Optional[List[str]] = None) -> InstrumentResult:
-    """Rewrites one jar, reusing an earlier result made by the same duplex from the same input."""
+               extra_args: Optional[List[str]] = None,
+               duplex: Optional[Path] = None) -> InstrumentResult:
+    """Rewrites one jar, reusing an earlier result made by the same duplex from the same input.
+    `duplex`: another duplex binary than this checkout's (to compare two builds)."""
+    duplex = duplex or DUPLEX
     dest_dir.mkdir(parents=True, exist_ok=True)
     dest = dest_dir / src.name
     summary_file = dest_dir / (src.name + ".summary")
     key = "%s %s %s %s %d %d" % (mode, profile, " ".join(extra_args or []), src,
-                                 src.stat().st_mtime_ns, DUPLEX.stat().st_mtime_ns)
+                                 src.stat().st_mtime_ns, duplex.stat().st_mtime_ns)
     stamp = dest_dir / (src.name + ".stamp")
     if dest.exists() and _stamp_ok(stamp, key) and summary_file.exists():
         return InstrumentResult(dest, summary_file.read_text(), 0.0)
-    cmd = [str(DUPLEX), "instrument", str(src), "-o", str(dest), "--mode", mode]
+    cmd = [str(duplex), "instrument", str(src), "-o", str(dest), "--mode", mode]
     if profile:
         cmd += ["--profile", profile]
     cmd += extra_args or []

@@ -550,11 +550,17 @@ def steady_ratios(prog) -> dict:
         ratios.setdefault(r["cfg"], []).append(v / b)
         same[r["cfg"]] = same.get(r["cfg"], True) and r["same"]
     good = [b for b in base.values() if b]
-    out = {c: {"ratio": statistics.median(v), "min": min(v), "max": max(v), "n": len(v),
-               "same": same[c], "base_s": statistics.median(good) if good else None}
-           for c, v in ratios.items()}
-    # The JIT compilers' share of the measured iterations' CPU time (Repeat.java records it):
-    # near 0 once the code has settled.
+    return {c: {"ratio": statistics.median(v), "min": min(v), "max": max(v), "n": len(v),
+                "same": same[c], "base_s": statistics.median(good) if good else None}
+            for c, v in ratios.items()}
+
+
+def steady_jit_shares(prog) -> dict:
+    """{cfg: share}: the JIT compilers' share of the measured iterations' CPU time (Repeat.java
+    records it), median over rounds; near 0 once the code has settled."""
+    st = prog.get("steady")
+    if not st:
+        return {}
     shares = {}
     for r in st["runs"]:
         jits = r.get("jits") or []
@@ -562,9 +568,7 @@ def steady_ratios(prog) -> dict:
         cpu = sum(r["iters"][n:])
         if r["ok"] and jits and cpu > 0 and r["cfg"] != STEADY_REFERENCE:
             shares.setdefault(r["cfg"], []).append(sum(jits[n:]) / cpu)
-    for c, v in shares.items():
-        out.setdefault(c, {})["jit_share"] = statistics.median(v)
-    return out
+    return {c: statistics.median(v) for c, v in shares.items()}
 
 
 def analyse(raw):
@@ -639,6 +643,7 @@ def analyse(raw):
         out["timeouts"] = lower_bounds
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         out["steady"] = steady_ratios(prog)
+        out["steady_jit"] = steady_jit_shares(prog)
         steady_broken = {r["cfg"] for r in prog.get("steady", {}).get("runs", []) if not r["ok"]}
         sp = {c: read_profile(Path(p)) for c, p in prog.get("steady", {}).get(
             "profiles", {}).items() if Path(p).exists() and c not in steady_broken}
@@ -661,7 +666,7 @@ def pct(ratio):
 
 def steady_oh(res, prog, cid):
     e = res[prog].get("steady", {}).get(cid)
-    return pct(e["ratio"]) if e and "ratio" in e else None
+    return pct(e["ratio"]) if e else None
 
 
 def avg_steady(res, progs, cid):
@@ -697,7 +702,7 @@ def steady_section(raw, res, progs) -> str:
         cells = []
         for c in ids:
             e = st.get(c)
-            cells.append("-" if not e or "ratio" not in e else "%s (%s..%s)%s" % (
+            cells.append("-" if not e else "%s (%s..%s)%s" % (
                 fmt_pct(pct(e["ratio"])), fmt_pct(pct(e["min"]), 0), fmt_pct(pct(e["max"]), 0),
                 "" if e["same"] else " DIFF"))
         rows.append([p, res[p]["steady_size"], "%.3f s" % base_s if base_s else "-"] + cells)
@@ -723,8 +728,8 @@ def jit_share_table(res, progs) -> str:
     """How much of the measured iterations' CPU time the JIT compilers still took."""
     rows = []
     for p in progs:
-        st = res[p]["steady"]
-        cells = [st.get(c, {}).get("jit_share") for c in STEADY_CONFIGS]
+        shares = res[p].get("steady_jit", {})
+        cells = [shares.get(c) for c in STEADY_CONFIGS]
         if any(v is not None for v in cells):
             rows.append([p] + ["-" if v is None else "%.1f%%" % (100 * v) for v in cells])
     if not rows:

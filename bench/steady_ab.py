@@ -40,18 +40,9 @@ def parse_variant(text):
 
 def rewrite(w, v):
     dest = benchlib.cache_dir() / "steady-ab" / w.name / v["name"]
-    jars = []
-    default = benchlib.DUPLEX
-    if v["duplex"]:
-        benchlib.DUPLEX = Path(v["duplex"])
-    try:
-        for jar in w.app_jars:
-            r = benchlib.instrument(jar, dest, v["mode"], "" if v["mode"] == "checks" else BOTH,
-                                    v["options"])
-            jars.append(r.jar)
-    finally:
-        benchlib.DUPLEX = default
-    return jars
+    binary = Path(v["duplex"]) if v["duplex"] else None
+    return [benchlib.instrument(jar, dest, v["mode"], "" if v["mode"] == "checks" else BOTH,
+                                v["options"], binary).jar for jar in w.app_jars]
 
 
 def main():

@@ -6,6 +6,7 @@
 
 #include "classfile/opcodes.h"
 #include "rewriter/runtime_api.h"
+#include "rewriter/value_insns.h"
 
 namespace duplex {
 
@@ -96,23 +97,13 @@ void CheckEmitter::emit_local(CodeIR& ir, LabelId sample) const {
   }
 }
 
-namespace {
-
-uint32_t slots_of(const std::vector<VType>& locals) {
-  uint32_t n = 0;
-  for (const VType& v : locals) n += v.is_wide() ? 2 : 1;
-  return n;
-}
-
-}  // namespace
-
 Status CheckEmitter::add_local_to_frames(CodeIR& ir) const {
   if (!has_local()) return Ok{};
   const auto slot = static_cast<uint32_t>(local_slot_);
   for (LabelInfo& info : ir.labels) {
     if (!info.frame) continue;
     std::vector<VType>& locals = info.frame->locals;
-    uint32_t used = slots_of(locals);
+    uint32_t used = frame_slots(locals);
     if (used > slot) return Error::plain("a frame already uses the local counter's slot");
     locals.insert(locals.end(), slot - used, VType{VTag::kTop});
     locals.push_back(VType{VTag::kInteger});

@@ -55,18 +55,14 @@ std::vector<uint8_t> dag_closure(const Cfg& cfg, const std::vector<uint8_t>& see
   return seen;
 }
 
-}  // namespace
-
-namespace {
-
 // Exception edges carry no check. The back edges among them are javac's catch-all handlers
 // that cover their own first instructions (try/finally, synchronized), taken only when the
 // handler itself throws; a check there would stand where the exception is on the operand
 // stack, which keeps the method from being outlined (H2's MVMap.operate, its hottest method,
 // was). A cycle through such an edge is still bounded: the duplicated code's back edges
 // return to the checking code.
-bool checkable_back_edge(const CfgEdge& edge) {
-  return edge.back && edge.kind != EdgeKind::kException;
+bool may_carry_check(const CfgEdge& edge) {
+  return edge.kind != EdgeKind::kException;
 }
 
 }  // namespace
@@ -77,7 +73,8 @@ DupPlan plan_full_duplication(const Cfg& cfg, bool count_edges) {
   plan.entry_check = !cfg.blocks.empty();
   for (size_t b = 0; b < cfg.blocks.size(); ++b) {
     const auto& succs = cfg.blocks[b].succs;
-    for (size_t e = 0; e < succs.size(); ++e) plan.check_edge[b][e] = checkable_back_edge(succs[e]);
+    for (size_t e = 0; e < succs.size(); ++e)
+      plan.check_edge[b][e] = succs[e].back && may_carry_check(succs[e]);
   }
   return plan;
 }
@@ -95,10 +92,10 @@ DupPlan plan_partial_duplication(const Cfg& cfg, const std::vector<uint8_t>& ins
     const auto& succs = cfg.blocks[b].succs;
     for (size_t e = 0; e < succs.size(); ++e) {
       const CfgEdge& edge = succs[e];
-      if (!plan.kept[edge.to]) continue;  // checks into removed nodes would sample nothing
+      // Checks into removed nodes would sample nothing.
+      if (!plan.kept[edge.to] || !may_carry_check(edge)) continue;
       // Back edges keep their check; an edge from a top-node into kept code gains one
       // (section 3.1), since the check that led there (entry or back edge) was removed.
-      if (edge.kind == EdgeKind::kException) continue;  // see checkable_back_edge
       plan.check_edge[b][e] = edge.back || !plan.kept[b];
     }
   }

@@ -326,10 +326,7 @@ class Duplicator {
       // no fall-through into it any more: it needs a frame of its own if it has none.
       uint32_t to = succs[e].to;
       out_.insns.push_back(Insn::make_branch(op::kGoto, hand_back_label(to)));
-      if (!block_entry_frame(to) && !out_.labels[check_start_[to]].frame) {
-        int32_t entry = outline_.layout->entry_of_block(static_cast<int32_t>(to));
-        out_.labels[check_start_[to]].frame = outline_.layout->entries[entry].frame;
-      }
+      give_entry_frame(to);
     }
   }
 
@@ -392,6 +389,15 @@ class Duplicator {
     return true;
   }
 
+  // A checked block (an outline entry) that is entered by fall-through only has no frame of its
+  // own; one that is jumped to from hand-back code, or no longer fallen into, needs the entry's.
+  void give_entry_frame(uint32_t block) {
+    std::optional<Frame>& frame = out_.labels[check_start_[block]].frame;
+    if (frame || block_entry_frame(block)) return;
+    frame = outline_.layout->entries[outline_.layout->entry_of_block(static_cast<int32_t>(block))]
+                .frame;
+  }
+
   // The twin's hand-back to the checking method at `block` (an entry: every checked edge's
   // target is one), with the entry's frame.
   LabelId hand_back_label(uint32_t block) {
@@ -443,9 +449,7 @@ class Duplicator {
     for (size_t e = 1; e < layout.entries.size(); ++e) {
       auto block = static_cast<uint32_t>(layout.entries[e].block);
       resume_at[e] = check_start_[block];
-      // A block entered by fall-through only has no frame of its own.
-      if (!out_.labels[resume_at[e]].frame && !block_entry_frame(block))
-        out_.labels[resume_at[e]].frame = layout.entries[e].frame;
+      give_entry_frame(block);
     }
     return emit_resume(layout, hand_back_calls_, m_.context.descriptor, pool_, after, resume_at,
                        out_);

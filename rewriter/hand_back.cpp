@@ -47,13 +47,6 @@ void long_to_kind(VTag kind, const HandBackCalls& calls, std::vector<Insn>& out)
   }
 }
 
-// Slots a frame's locals span, so that the buffer can be indexed by slot.
-int32_t frame_slots(const Frame& f) {
-  int32_t n = 0;
-  for (const VType& t : f.locals) n += t.is_wide() ? 2 : 1;
-  return n;
-}
-
 // The verification type of a method's return value, from its descriptor.
 Result<VType> return_vtype(ConstantPool& pool, std::string_view method_descriptor) {
   auto close = method_descriptor.find(')');
@@ -145,7 +138,8 @@ void emit_hand_back(const OutlineLayout& layout, size_t e, const HandBackCalls& 
   const Frame& frame = layout.entries[e].frame;
   auto locals = locals_by_slot(frame);
   out.push_back(push_int(static_cast<int32_t>(e)));
-  out.push_back(push_int(frame_slots(frame)));
+  // The buffer is indexed by slot.
+  out.push_back(push_int(static_cast<int32_t>(frame_slots(frame.locals))));
   out.push_back(Insn::make(op::kInvokestatic, calls.hand_back));
   for (const auto& [slot, t] : locals) {
     VTag kind = kind_of(t);

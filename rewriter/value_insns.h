@@ -26,6 +26,8 @@ Insn push_int(int32_t v);
 Insn return_for(std::string_view method_descriptor);
 // The kind of a method descriptor's return type; nullopt for void.
 std::optional<VTag> return_kind(std::string_view method_descriptor);
+// Local slots a frame's locals (list form) span: long and double count two.
+uint32_t frame_slots(const std::vector<VType>& locals);
 // (slot, type) of every local of a frame in list form, Top slots left out.
 std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f);
 
