@@ -1,17 +1,21 @@
 // Lays a CodeIR out as a Code attribute.
 //
-// Layout: every instruction gets a base size from its operands (wide prefix, ldc_w), then
-// offsets are assigned in one pass, with switch padding computed from the offset. Short
-// branches whose displacement does not fit s2 are widened and the pass repeats. Widening only
-// ever turns on, so the loop ends after at most one pass per branch; in practice code under
-// 32 KiB needs no check at all and larger code settles in two or three passes.
+// Layout: one pass over the instructions sizes each one from its operands (wide prefix,
+// ldc_w), assigns offsets (switch padding follows from the offset), places the labels and
+// records what the later steps need, so that they need not walk the instructions again:
+// where each label stands, the runs of consecutive labels (a frame describes a run), the
+// short branches and the instructions with targets. Short branches whose displacement does
+// not fit s2 are widened and the offsets recomputed; widening only ever turns on, so the loop
+// ends after at most one pass per branch, and code under 32 KiB needs no check at all.
 //
-// Frames: when the class needs a StackMapTable, labels that need a frame (branch targets,
-// handlers, code after an unconditional transfer, code after a relaxed conditional) but have
+// max_stack comes from a walk over the code (stack_depth.h) that reuses the label positions.
+//
+// Frames: when the class needs a StackMapTable, label runs that need a frame (branch
+// targets, handlers, code after an unconditional transfer or a relaxed conditional) but have
 // none get one from compute_missing_frames. Labels are added to the IR where such a position
 // has none, because frames live on labels.
 //
-// All per-instruction state is kept in flat vectors parallel to CodeIR::insns.
+// All per-instruction state is kept in flat per-thread vectors parallel to CodeIR::insns.
 #include <algorithm>
 #include <string>
 #include <utility>
@@ -22,6 +26,7 @@
 #include "classfile/bytes.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
+#include "classfile/stack_depth.h"
 
 namespace duplex {
 namespace {
@@ -45,6 +50,10 @@ bool in_range(int64_t v, int64_t lo, int64_t hi) {
 
 uint8_t opcode_of(const Insn& insn) {
   return static_cast<uint8_t>(insn.opcode);
+}
+
+int32_t clamp_offset(int64_t off) {
+  return static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
 }
 
 // Writes bytecode into space already sized by layout: the exact length is known, so the
@@ -71,7 +80,7 @@ struct Tables {
   std::vector<LineNumberEntry> lines;
   std::vector<LocalVariableEntry> locals;
   std::vector<LocalVariableEntry> local_types;
-  std::vector<uint8_t> stack_map;
+  ByteWriter stack_map;
   std::vector<uint8_t> visible_annotations;
   std::vector<uint8_t> invisible_annotations;
 
@@ -104,9 +113,6 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
                                                  "RuntimeVisibleTypeAnnotations",
                                                  "RuntimeInvisibleTypeAnnotations"};
 
-// The attribute names' indices in the last pool seen on this thread, found by one scan of
-// the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
-// class asks for the same few names.
 // The slot whose name has this length, or -1.
 int slot_by_length(size_t length) {
   for (int slot = 0; slot < kNameSlots; ++slot) {
@@ -115,6 +121,9 @@ int slot_by_length(size_t length) {
   return -1;
 }
 
+// The attribute names' indices in the last pool seen on this thread, found by one scan of
+// the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
+// class asks for the same few names.
 struct NameCache {
   uint64_t pool_id = 0;
   uint16_t index[kNameSlots] = {};
@@ -142,6 +151,14 @@ Result<uint16_t> name_index(ConstantPool& pool, NameSlot slot) {
   return added;
 }
 
+// A run of consecutive labels in the instruction list: they stand at one offset, and a frame
+// there describes them all.
+struct LabelRun {
+  uint32_t first = 0;           // index of the first label
+  uint32_t end = 0;             // one past the last label: the instruction they stand before
+  bool after_transfer = false;  // follows an instruction after which control cannot fall
+};
+
 // Per-thread buffers reused across methods: assembling runs on every method of large jars, and
 // these would otherwise be a handful of allocations per method. Nothing survives between
 // calls except capacity.
@@ -150,9 +167,13 @@ struct Scratch {
   std::vector<uint8_t> widened;
   std::vector<uint32_t> short_branches;
   std::vector<uint32_t> targeted;
+  std::vector<uint32_t> label_pos;
+  std::vector<LabelRun> runs;
+  std::vector<size_t> insert_at;
   std::vector<uint8_t> need_frame;
   std::vector<OffsetFrame> frames;
   std::vector<LabelId> missing;
+  std::vector<CodeTypeAnnotation> annotations;
   Tables tables;
 };
 
@@ -161,10 +182,21 @@ Scratch& scratch() {
   return s;
 }
 
+// The method being assembled. `context` is the caller's MethodContext if it has one; a
+// MethodContext is only built when one is needed (frame computation), since it copies the
+// names.
+struct MethodNames {
+  std::string_view class_name;
+  std::string_view method_name;
+  std::string_view descriptor;
+  uint16_t access_flags = 0;
+  uint16_t major_version = 0;
+  const MethodContext* context = nullptr;
+};
+
 class Assembler {
  public:
-  Assembler(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx)
-      : ir_(ir), pool_(pool), ctx_(ctx) {}
+  Assembler(CodeIR& ir, ConstantPool& pool, const MethodNames& m) : ir_(ir), pool_(pool), m_(m) {}
   Result<AssembledCode> run();
 
  private:
@@ -172,6 +204,7 @@ class Assembler {
   Status layout();
   Status size_and_place();
   Status place_label(const Insn& insn, size_t index, int64_t off);
+  void note_label_run(size_t index, bool after_transfer);
   uint32_t quick_size(const Insn& insn) const;
   Result<uint32_t> base_size(const Insn& insn, size_t index);
   Result<uint32_t> local_size(const Insn& insn, size_t index);
@@ -186,13 +219,13 @@ class Assembler {
   // Frames.
   bool wants_frames() const;
   void insert_labels_before(const std::vector<size_t>& positions);
-  void label_after_transfers();
   bool label_trampolines();
   void mark_frame_needs();
   Status gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out);
-  Status frame_group(size_t first, size_t end, std::vector<LabelId>* missing,
+  Status frame_group(const LabelRun& run, std::vector<LabelId>* missing,
                      std::vector<OffsetFrame>* out);
   Status relocate_frame(Frame& frame) const;
+  Status compute_frames(const std::vector<LabelId>& missing);
   Status build_stack_map(Tables& t);
 
   // Tables.
@@ -221,15 +254,19 @@ class Assembler {
 
   CodeIR& ir_;
   ConstantPool& pool_;
-  const MethodContext& ctx_;
+  const MethodNames& m_;
   Scratch& scratch_ = scratch();
   std::vector<uint32_t>& size_ = scratch_.size;       // by insn: bytes without padding/widening
   std::vector<uint8_t>& widened_ = scratch_.widened;  // by insn: short branch in its long form
   std::vector<int32_t> offset_;                       // by insn: bytecode offset, -1 for labels
   std::vector<int32_t> label_offset_;                 // by label
+  std::vector<uint32_t>& label_pos_ = scratch_.label_pos;  // by label: index in insns
+  std::vector<LabelRun>& runs_ = scratch_.runs;            // in code order
+  std::vector<size_t>& insert_at_ = scratch_.insert_at;    // transfers followed by no label
   std::vector<uint32_t>& short_branches_ = scratch_.short_branches;  // branches with s2 offsets
   std::vector<uint32_t>& targeted_ = scratch_.targeted;     // branches and switches, by insn index
   std::vector<uint8_t>& need_frame_ = scratch_.need_frame;  // by label
+  bool frames_ = false;                                     // the class needs a StackMapTable
   int64_t length_ = 0;
   size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
   std::vector<std::string> notes_;
@@ -292,20 +329,39 @@ Status Assembler::fix_invokeinterface_count(Insn& insn, size_t index) {
   return Ok{};
 }
 
-// base_size for the common forms whose operands are plainly in range; 0 sends the others
-// (and every error) to base_size.
+// base_size for the forms whose operands are plainly in range; 0 sends the others (wide
+// forms, switches, and every error) to base_size.
 uint32_t Assembler::quick_size(const Insn& insn) const {
   if (insn.opcode > 0xFF || insn.wide) return 0;
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  int32_t a = insn.a;
   switch (info.shape) {
     case OperandShape::kNone:
       return 1;
     case OperandShape::kLocal:
-      return in_range(insn.a, 0, 255) ? 2 : 0;
+      return in_range(a, 0, 255) ? 2 : 0;
     case OperandShape::kCp:
-      return in_range(insn.a, 1, 65535) ? 3 : 0;
+      return in_range(a, 1, 65535) ? 3 : 0;
+    case OperandShape::kCpByte:
+      return in_range(a, 1, 255) ? 2 : in_range(a, 256, 65535) ? 3 : 0;
     case OperandShape::kBranch:
       return insn.target < ir_.labels.size() ? 3 : 0;
+    case OperandShape::kByte:
+      return in_range(a, insn.opcode == op::kBipush ? -128 : 0,
+                      insn.opcode == op::kBipush ? 127 : 255)
+                 ? 2
+                 : 0;
+    case OperandShape::kShort:
+      return in_range(a, -32768, 32767) ? 3 : 0;
+    case OperandShape::kIinc:
+      return in_range(a, 0, 255) && in_range(insn.b, -128, 127) ? 3 : 0;
+    case OperandShape::kInvokeInterface:
+    case OperandShape::kInvokeDynamic:
+      return in_range(a, 1, 65535) ? 5 : 0;
+    case OperandShape::kMultiANewArray:
+      return in_range(a, 1, 65535) && in_range(insn.b, 1, 255) ? 4 : 0;
+    case OperandShape::kBranchWide:
+      return insn.target < ir_.labels.size() ? 5 : 0;
     default:
       return 0;
   }
@@ -354,44 +410,73 @@ Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   return insn_error(insn, index, "opcode " + std::to_string(insn.opcode) + " cannot be assembled");
 }
 
+// Labels insns[index..] start a run unless the previous entry is a label too.
+void Assembler::note_label_run(size_t index, bool after_transfer) {
+  if (!runs_.empty() && runs_.back().end == index) {
+    runs_.back().end = static_cast<uint32_t>(index + 1);
+    return;
+  }
+  auto i = static_cast<uint32_t>(index);
+  runs_.push_back(LabelRun{i, i + 1, after_transfer});
+}
+
 // Sizes every instruction and places it at the offset the short forms give, checking labels
-// on the way: one pass, since an offset depends only on the instructions before it.
+// on the way: one pass, since an offset depends only on the instructions before it. It also
+// records the label positions and runs, the branches, and (when frames are wanted) the
+// transfers of control that no label follows.
 Status Assembler::size_and_place() {
   size_t n = ir_.insns.size();
   size_.resize(n);
   widened_.assign(n, 0);
-  offset_.assign(n, kUnplaced);
+  offset_.resize(n);
   label_offset_.assign(ir_.labels.size(), kUnplaced);
+  label_pos_.assign(ir_.labels.size(), UINT32_MAX);
+  runs_.clear();
+  insert_at_.clear();
   short_branches_.clear();
   targeted_.clear();
+  // Raw pointers: the stores below are to bytes and ints, which the compiler would otherwise
+  // assume might change the vectors' own pointers.
+  Insn* insns = ir_.insns.data();
+  uint32_t* sizes = size_.data();
+  int32_t* offsets = offset_.data();
   int64_t off = 0;
+  bool transfer = false;  // the last instruction cannot fall through
   for (size_t i = 0; i < n; ++i) {
-    Insn& insn = ir_.insns[i];
+    Insn& insn = insns[i];
     if (insn.is_label()) {
       if (auto s = place_label(insn, i, off); !s) return s;
+      offsets[i] = kUnplaced;
+      note_label_run(i, transfer);
+      transfer = false;
       continue;
     }
-    if (insn.opcode == op::kInvokeinterface) {
-      if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
-    }
+    if (transfer && frames_) insert_at_.push_back(i);
     uint32_t size = quick_size(insn);
-    if (size == 0) {
+    if (size == 0 || insn.opcode == op::kInvokeinterface) {
+      if (insn.opcode == op::kInvokeinterface) {
+        if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
+      }
       auto checked = base_size(insn, i);
       if (!checked) return checked.error();
       size = checked.value();
     }
-    size_[i] = size;
-    offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
-    off += size_[i];
-    OperandShape shape = opcode_info(opcode_of(insn)).shape;
-    if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
-      off += switch_padding(offset_[i]);
-      targeted_.push_back(static_cast<uint32_t>(i));
-    } else if (shape == OperandShape::kBranch) {
-      short_branches_.push_back(static_cast<uint32_t>(i));
-      targeted_.push_back(static_cast<uint32_t>(i));
-    } else if (shape == OperandShape::kBranchWide) {
-      targeted_.push_back(static_cast<uint32_t>(i));
+    sizes[i] = size;
+    offsets[i] = clamp_offset(off);
+    off += size;
+    uint8_t o = opcode_of(insn);
+    transfer = ends_block(o);
+    if (size >= 3 && o >= op::kIfeq) {  // the only forms with targets
+      OperandShape shape = opcode_info(o).shape;
+      if (shape == OperandShape::kBranch) {
+        short_branches_.push_back(static_cast<uint32_t>(i));
+        targeted_.push_back(static_cast<uint32_t>(i));
+      } else if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
+        off += switch_padding(offsets[i]);
+        targeted_.push_back(static_cast<uint32_t>(i));
+      } else if (shape == OperandShape::kBranchWide) {
+        targeted_.push_back(static_cast<uint32_t>(i));
+      }
     }
   }
   length_ = off;
@@ -404,7 +489,8 @@ Status Assembler::place_label(const Insn& insn, size_t index, int64_t off) {
   if (at != kUnplaced) {
     return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
   }
-  at = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+  at = clamp_offset(off);
+  label_pos_[insn.label()] = static_cast<uint32_t>(index);
   return Ok{};
 }
 
@@ -414,10 +500,10 @@ void Assembler::place() {
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
     const Insn& insn = ir_.insns[i];
     if (insn.is_label()) {
-      label_offset_[insn.label()] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+      label_offset_[insn.label()] = clamp_offset(off);
       continue;
     }
-    offset_[i] = static_cast<int32_t>(std::min<int64_t>(off, INT32_MAX));
+    offset_[i] = clamp_offset(off);
     off += size_[i];
     if (is_switch(opcode_of(insn))) off += switch_padding(offset_[i]);
     if (widened_[i]) off += widening_growth(opcode_of(insn));
@@ -452,8 +538,17 @@ bool Assembler::widen() {
   return changed;
 }
 
+// The verifier wants a frame on any instruction that follows an unconditional transfer, and
+// frames live on labels: such an instruction with no label before it gets one, and the
+// layout is redone (labels take no bytes, but every index after them moves).
 Status Assembler::layout() {
-  if (auto s = size_and_place(); !s) return s;
+  Status placed = size_and_place();
+  // Even when placing failed: an error names instructions by their index after the insertion.
+  if (!insert_at_.empty()) {
+    insert_labels_before(insert_at_);
+    placed = size_and_place();
+  }
+  if (!placed) return placed;
   if (auto s = check_targets_placed(); !s) return s;
   // Below 32 KiB every displacement fits s2; above 64 KiB the code fails anyway.
   if (length_ < 32768) return Ok{};
@@ -466,10 +561,11 @@ Status Assembler::layout() {
 // Version 50 may omit the StackMapTable (the JVM then falls back to the old verifier), so a
 // version-50 method keeps whichever choice it had.
 bool Assembler::wants_frames() const {
-  return ctx_.major_version > 50 || (ctx_.major_version == 50 && ir_.had_stack_map_table);
+  return m_.major_version > 50 || (m_.major_version == 50 && ir_.had_stack_map_table);
 }
 
-// Inserts one new label before each insns[pos] (positions ascending) in a single rebuild.
+// Inserts one new label before each insns[pos] (positions ascending) in a single rebuild;
+// each new label needs a frame.
 void Assembler::insert_labels_before(const std::vector<size_t>& positions) {
   if (positions.empty()) return;
   std::vector<Insn> out;
@@ -485,24 +581,6 @@ void Assembler::insert_labels_before(const std::vector<size_t>& positions) {
     out.push_back(ir_.insns[i]);
   }
   ir_.insns = std::move(out);
-}
-
-// The verifier wants a frame on any instruction that follows an unconditional transfer.
-void Assembler::label_after_transfers() {
-  std::vector<size_t> positions;
-  const auto& insns = ir_.insns;
-  for (size_t i = 0; i + 1 < insns.size(); ++i) {
-    if (insns[i].is_label() || !ends_block(opcode_of(insns[i]))) continue;
-    size_t j = i + 1;
-    while (j < insns.size() && insns[j].is_label()) ++j;
-    if (j == insns.size()) continue;  // nothing follows: no frame needed
-    if (j > i + 1) {
-      need_frame_[insns[i + 1].label()] = 1;
-    } else {
-      positions.push_back(i + 1);
-    }
-  }
-  insert_labels_before(positions);
 }
 
 // A relaxed conditional jumps over a goto_w to its fall-through, which becomes a branch target
@@ -550,60 +628,61 @@ Status Assembler::relocate_frame(Frame& frame) const {
   return Ok{};
 }
 
-// Labels insns[first, end) share one offset: they must agree on a frame.
-Status Assembler::frame_group(size_t first, size_t end, std::vector<LabelId>* missing,
+// The labels of one run share one offset: they must agree on a frame.
+Status Assembler::frame_group(const LabelRun& run, std::vector<LabelId>* missing,
                               std::vector<OffsetFrame>* out) {
   const Frame* frame = nullptr;
-  bool needed = false;
-  for (size_t i = first; i < end; ++i) {
+  // Code after a transfer needs a frame unless nothing follows the labels.
+  bool needed = run.after_transfer && run.end < ir_.insns.size();
+  for (size_t i = run.first; i < run.end; ++i) {
     LabelId id = ir_.insns[i].label();
     needed = needed || need_frame_[id];
     const auto& f = ir_.labels[id].frame;
     if (!f) continue;
     if (frame != nullptr && *frame != *f) {
-      return Error::at_code(end < ir_.insns.size() ? offset_[end] : length_,
+      return Error::at_code(run.end < ir_.insns.size() ? offset_[run.end] : length_,
                             "two labels at one offset carry different frames");
     }
     frame = &*f;
   }
-  if (end == ir_.insns.size()) {  // the end of the code: nothing to describe
+  if (run.end == ir_.insns.size()) {  // the end of the code: nothing to describe
     if (needed) return Error::at_code(length_, "branch or handler at the end of the code");
     if (frame != nullptr && out != nullptr)
       notes_.push_back("dropped a frame at the end of the code");
     return Ok{};
   }
   if (frame == nullptr && needed && missing != nullptr) {
-    missing->push_back(ir_.insns[first].label());
+    missing->push_back(ir_.insns[run.first].label());
     return Ok{};
   }
   if (out == nullptr) return Ok{};
   if (frame == nullptr) {
-    if (needed) return Error::at_code(offset_[end], "no frame could be computed");
+    if (needed) return Error::at_code(offset_[run.end], "no frame could be computed");
     return Ok{};
   }
   // Filled in place so the frame vectors keep their capacity from method to method.
   if (frames_used_ == out->size()) out->emplace_back();
   OffsetFrame& of = (*out)[frames_used_++];
-  of.offset = static_cast<uint32_t>(offset_[end]);
+  of.offset = static_cast<uint32_t>(offset_[run.end]);
   of.frame.locals.assign(frame->locals.begin(), frame->locals.end());
   of.frame.stack.assign(frame->stack.begin(), frame->stack.end());
   return relocate_frame(of.frame);
 }
 
-// Walks the label groups in code order; either lists labels still lacking a needed frame
+// Walks the label runs in code order; either lists labels still lacking a needed frame
 // (`missing`) or produces the frames to encode (`out`).
 Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out) {
-  const auto& insns = ir_.insns;
-  for (size_t i = 0; i < insns.size();) {
-    if (!insns[i].is_label()) {
-      ++i;
-      continue;
-    }
-    size_t first = i;
-    while (i < insns.size() && insns[i].is_label()) ++i;
-    if (auto s = frame_group(first, i, missing, out); !s) return s;
+  for (const LabelRun& run : runs_) {
+    if (auto s = frame_group(run, missing, out); !s) return s;
   }
   return Ok{};
+}
+
+Status Assembler::compute_frames(const std::vector<LabelId>& missing) {
+  if (m_.context != nullptr) return compute_missing_frames(ir_, pool_, *m_.context, missing);
+  MethodContext ctx{std::string(m_.class_name), std::string(m_.method_name),
+                    std::string(m_.descriptor), m_.access_flags, m_.major_version};
+  return compute_missing_frames(ir_, pool_, ctx, missing);
 }
 
 Status Assembler::build_stack_map(Tables& t) {
@@ -616,10 +695,11 @@ Status Assembler::build_stack_map(Tables& t) {
   size_t notes_before = notes_.size();
   if (auto s = gather_frames(&missing, &frames); !s) return s;
   if (!missing.empty()) {
-    if (auto s = compute_missing_frames(ir_, pool_, ctx_, missing); !s) return s;
+    size_t count = ir_.insns.size();
+    if (auto s = compute_frames(missing); !s) return s;
     // Frame computation may insert labels before `new` instructions (Uninitialized types
     // name them). Labels take no bytes, so offsets stay; the per-insn tables must be redone.
-    if (ir_.insns.size() != offset_.size()) {
+    if (ir_.insns.size() != count) {
       need_frame_.resize(ir_.labels.size(), 0);
       if (auto s = layout(); !s) return s;
     }
@@ -627,15 +707,11 @@ Status Assembler::build_stack_map(Tables& t) {
     notes_.resize(notes_before);
     if (auto s = gather_frames(nullptr, &frames); !s) return s;
   }
-  frames.resize(frames_used_);
-  if (frames.empty()) return Ok{};
+  if (frames_used_ == 0) return Ok{};
   auto initial =
-      initial_frame(pool_, ctx_.class_name, ctx_.method_name, ctx_.descriptor, ctx_.access_flags);
+      initial_frame_ref(pool_, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
   if (!initial) return initial.error();
-  auto encoded = encode_stack_map_table(frames, initial.value());
-  if (!encoded) return encoded.error();
-  t.stack_map = std::move(encoded.value());
-  return Ok{};
+  return write_stack_map_table(t.stack_map, frames, frames_used_, *initial.value());
 }
 
 // ---- tables ----
@@ -663,7 +739,6 @@ Status Assembler::build_exceptions(Tables& t) {
 }
 
 Status Assembler::build_lines(Tables& t) {
-  t.lines.reserve(ir_.line_numbers.size());
   for (const LineNumber& ln : ir_.line_numbers) {
     int32_t off = offset_of(ln.label);
     if (off == kUnplaced) return Error::plain("line number on a label never placed");
@@ -676,7 +751,6 @@ Status Assembler::build_lines(Tables& t) {
 
 Status Assembler::build_locals(const std::vector<LocalVar>& in,
                                std::vector<LocalVariableEntry>& out, const char* what) {
-  out.reserve(in.size());
   for (const LocalVar& v : in) {
     int32_t start = offset_of(v.start), end = offset_of(v.end);
     if (start == kUnplaced || end == kUnplaced) {
@@ -720,8 +794,8 @@ bool Assembler::relocate_annotation(const Tables& t, const CodeTypeAnnotationIR&
 void Assembler::build_annotations(const Tables& t, const std::vector<CodeTypeAnnotationIR>& in,
                                   std::vector<uint8_t>& out, const char* what) {
   if (in.empty()) return;
-  std::vector<CodeTypeAnnotation> kept;
-  kept.reserve(in.size());
+  std::vector<CodeTypeAnnotation>& kept = scratch_.annotations;
+  kept.clear();
   for (size_t k = 0; k < in.size(); ++k) {
     CodeTypeAnnotation a;
     if (relocate_annotation(t, in[k], a)) {
@@ -889,24 +963,29 @@ Status Assembler::write_tables(ByteWriter& w, const Tables& t, uint32_t& count) 
     ++count;
     if (auto s = write_locals(w, kLocalVariableTypeTable, t.local_types); !s) return s;
   }
-  const std::pair<int, const std::vector<uint8_t>*> blobs[] = {
-      {kStackMapTable, &t.stack_map},
-      {kVisibleTypeAnnotations, &t.visible_annotations},
-      {kInvisibleTypeAnnotations, &t.invisible_annotations}};
+  const std::pair<int, std::span<const uint8_t>> blobs[] = {
+      {kStackMapTable, t.stack_map.view()},
+      {kVisibleTypeAnnotations, t.visible_annotations},
+      {kInvisibleTypeAnnotations, t.invisible_annotations}};
   for (const auto& [slot, body] : blobs) {
-    if (body->empty()) continue;
+    if (body.empty()) continue;
     ++count;
-    if (auto s = attribute_header(w, slot, body->size()); !s) return s;
-    w.bytes(*body);
+    if (auto s = attribute_header(w, slot, body.size()); !s) return s;
+    w.bytes(body);
   }
   return Ok{};
 }
 
 Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& out) {
   ByteWriter w;
-  w.reserve(static_cast<size_t>(length_) + 32 + t.exceptions.size() * 8 + t.lines.size() * 4 +
-            (t.locals.size() + t.local_types.size()) * 10 + t.stack_map.size() +
-            t.visible_annotations.size() + t.invisible_annotations.size());
+  // The exact size (attribute headers are 6 bytes), so the buffer is allocated once.
+  w.reserve(static_cast<size_t>(length_) + 12 + t.exceptions.size() * 8 +
+            (t.lines.empty() ? 0 : 8 + t.lines.size() * 4) +
+            (t.locals.empty() ? 0 : 8 + t.locals.size() * 10) +
+            (t.local_types.empty() ? 0 : 8 + t.local_types.size() * 10) +
+            (t.stack_map.size() == 0 ? 0 : 6 + t.stack_map.size()) +
+            (t.visible_annotations.empty() ? 0 : 6 + t.visible_annotations.size()) +
+            (t.invisible_annotations.empty() ? 0 : 6 + t.invisible_annotations.size()));
   w.u2(max_stack);
   w.u2(ir_.max_locals);
   w.u4(static_cast<uint32_t>(length_));
@@ -940,22 +1019,21 @@ Status check_counts(const Tables& t) {
 }
 
 Result<AssembledCode> Assembler::run() {
-  bool frames = wants_frames();
+  frames_ = wants_frames();
   need_frame_.assign(ir_.labels.size(), 0);
-  if (frames) label_after_transfers();
   if (auto s = layout(); !s) return s.error();
-  if (frames && label_trampolines()) {
+  if (frames_ && label_trampolines()) {
     if (auto s = layout(); !s) return s.error();
   }
   if (length_ > kMaxCodeLength) {
     return Error::plain("code is " + std::to_string(length_) + " bytes; the limit is 65535");
   }
   if (length_ == 0) return Error::plain("empty code");
-  auto max_stack = compute_max_stack(ir_, pool_, ctx_);
+  auto max_stack = max_stack_depth(ir_, pool_, label_pos_);
   if (!max_stack) return max_stack.error();
   Tables& t = scratch_.tables;
   t.clear();
-  if (frames) {
+  if (frames_) {
     mark_frame_needs();
     if (auto s = build_stack_map(t); !s) return s.error();
   }
@@ -983,25 +1061,40 @@ Result<AssembledCode> Assembler::run() {
   return out;
 }
 
-}  // namespace
-
-Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx) {
-  Assembler assembler(ir, pool, ctx);
+Result<AssembledCode> assemble(CodeIR& ir, ConstantPool& pool, const MethodNames& m) {
+  Assembler assembler(ir, pool, m);
   auto r = assembler.run();
-  if (!r) return std::move(r.error().in(ctx.class_name, ctx.method_id()));
+  if (!r) {
+    return std::move(
+        r.error().in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));
+  }
   return r;
 }
 
+}  // namespace
+
+Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx) {
+  MethodNames m{ctx.class_name,   ctx.method_name,   ctx.descriptor,
+                ctx.access_flags, ctx.major_version, &ctx};
+  return assemble(ir, pool, m);
+}
+
 Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
-  // Reused per thread (see build_code_ir); nothing keeps it past return.
-  thread_local MethodContext ctx;
-  ctx.assign(cf, method);
-  auto r = assemble_code(ir, cf.pool, ctx);
+  MethodNames m{cf.pool.class_name(cf.this_class).value_or("<unknown>"),
+                cf.member_name(method),
+                cf.member_descriptor(method),
+                method.access_flags,
+                cf.major_version,
+                nullptr};
+  auto r = assemble(ir, cf.pool, m);
   if (!r) return r;
   Attribute* code = cf.find_attribute(method.attributes, "Code");
   if (code == nullptr) {
     auto name = cf.pool.add_utf8("Code");
-    if (!name) return std::move(name.error().in(ctx.class_name, ctx.method_id()));
+    if (!name) {
+      return std::move(
+          name.error().in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));
+    }
     method.attributes.push_back(Attribute{name.value(), {}, {}});
     code = &method.attributes.back();
   }

@@ -59,18 +59,16 @@ Status read_exception_table(ByteReader& in, std::vector<ExceptionTableEntry>& ou
   return Ok{};
 }
 
-// Nested attributes share the parent's owner so the views outlive edits of the parent.
-Status read_nested_attributes(ByteReader& in, const Attribute& parent,
-                              std::vector<Attribute>& out) {
+// The views are into the parent's bytes; decode_code gives them the parent's owner.
+Status read_nested_attributes(ByteReader& in, std::vector<Attribute>& out) {
   uint16_t count = in.u2();
   out.reserve(bounded_count(count, 6, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
-    Attribute a;
+    Attribute& a = out.emplace_back();
     a.name_index = in.u2();
     uint32_t length = in.u4();
     a.data = in.bytes(length);
-    a.owned = parent.owned;
-    if (!in.failed()) out.push_back(std::move(a));
+    if (in.failed()) out.pop_back();
   }
   if (in.failed()) return truncated(in, "Code attribute's attributes");
   return Ok{};
@@ -80,9 +78,10 @@ Status read_nested_attributes(ByteReader& in, const Attribute& parent,
 
 // ---- Code ----
 
-Result<CodeAttribute> decode_code(const Attribute& attr, size_t file_offset) {
+Status decode_code_into(const Attribute& attr, CodeAttribute& code, size_t file_offset) {
   ByteReader in(attr.data, file_offset);
-  CodeAttribute code;
+  code.exception_table.clear();
+  code.attributes.clear();
   code.max_stack = in.u2();
   code.max_locals = in.u2();
   size_t length_at = in.absolute_pos();
@@ -95,9 +94,16 @@ Result<CodeAttribute> decode_code(const Attribute& attr, size_t file_offset) {
   }
   code.code = in.bytes(code_length);
   if (in.failed()) return truncated(in, "bytecode");
-  if (auto s = read_exception_table(in, code.exception_table); !s) return s.error();
-  if (auto s = read_nested_attributes(in, attr, code.attributes); !s) return s.error();
-  if (auto s = finish(in, "Code attribute"); !s) return s.error();
+  if (auto s = read_exception_table(in, code.exception_table); !s) return s;
+  if (auto s = read_nested_attributes(in, code.attributes); !s) return s;
+  return finish(in, "Code attribute");
+}
+
+Result<CodeAttribute> decode_code(const Attribute& attr, size_t file_offset) {
+  CodeAttribute code;
+  if (auto s = decode_code_into(attr, code, file_offset); !s) return s.error();
+  // Nested attributes share the parent's owner so the views outlive edits of the parent.
+  for (Attribute& a : code.attributes) a.owned = attr.owned;
   return code;
 }
 
@@ -125,19 +131,24 @@ std::vector<uint8_t> encode_code(const CodeAttribute& code) {
 
 // ---- LineNumberTable ----
 
-Result<std::vector<LineNumberEntry>> decode_line_numbers(std::span<const uint8_t> body,
-                                                         size_t file_offset) {
+Status append_line_numbers(std::span<const uint8_t> body, std::vector<LineNumberEntry>& out,
+                           size_t file_offset) {
   ByteReader in(body, file_offset);
-  std::vector<LineNumberEntry> entries;
   uint16_t count = in.u2();
-  entries.reserve(bounded_count(count, 4, in));
+  out.reserve(out.size() + bounded_count(count, 4, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
     LineNumberEntry e;
     e.start_pc = in.u2();
     e.line = in.u2();
-    entries.push_back(e);
+    out.push_back(e);
   }
-  if (auto s = finish(in, "LineNumberTable"); !s) return s.error();
+  return finish(in, "LineNumberTable");
+}
+
+Result<std::vector<LineNumberEntry>> decode_line_numbers(std::span<const uint8_t> body,
+                                                         size_t file_offset) {
+  std::vector<LineNumberEntry> entries;
+  if (auto s = append_line_numbers(body, entries, file_offset); !s) return s.error();
   return entries;
 }
 
@@ -153,12 +164,11 @@ std::vector<uint8_t> encode_line_numbers(const std::vector<LineNumberEntry>& ent
 
 // ---- LocalVariableTable / LocalVariableTypeTable (same layout) ----
 
-Result<std::vector<LocalVariableEntry>> decode_local_variables(std::span<const uint8_t> body,
-                                                               size_t file_offset) {
+Status append_local_variables(std::span<const uint8_t> body, std::vector<LocalVariableEntry>& out,
+                              size_t file_offset) {
   ByteReader in(body, file_offset);
-  std::vector<LocalVariableEntry> entries;
   uint16_t count = in.u2();
-  entries.reserve(bounded_count(count, 10, in));
+  out.reserve(out.size() + bounded_count(count, 10, in));
   for (uint32_t i = 0; i < count && !in.failed(); ++i) {
     LocalVariableEntry e;
     e.start_pc = in.u2();
@@ -166,9 +176,15 @@ Result<std::vector<LocalVariableEntry>> decode_local_variables(std::span<const u
     e.name_index = in.u2();
     e.descriptor_index = in.u2();
     e.index = in.u2();
-    entries.push_back(e);
+    out.push_back(e);
   }
-  if (auto s = finish(in, "local variable table"); !s) return s.error();
+  return finish(in, "local variable table");
+}
+
+Result<std::vector<LocalVariableEntry>> decode_local_variables(std::span<const uint8_t> body,
+                                                               size_t file_offset) {
+  std::vector<LocalVariableEntry> entries;
+  if (auto s = append_local_variables(body, entries, file_offset); !s) return s.error();
   return entries;
 }
 

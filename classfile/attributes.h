@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "classfile/bytes.h"
 #include "classfile/class_file.h"
 #include "classfile/error.h"
 
@@ -32,6 +33,9 @@ struct CodeAttribute {
 // `attr` must be a Code attribute of `cf`; its views stay valid as long as attr's bytes do.
 // `file_offset` is where the attribute body starts in the class file, for error offsets.
 Result<CodeAttribute> decode_code(const Attribute& attr, size_t file_offset = 0);
+// The same into `out`, reusing its vectors (for per-method loops), except that the nested
+// attributes get no owner: their views are valid only as long as attr's bytes are.
+Status decode_code_into(const Attribute& attr, CodeAttribute& out, size_t file_offset = 0);
 std::vector<uint8_t> encode_code(const CodeAttribute& code);
 
 // ---- Verification types and frames (JVMS 4.7.4) ----
@@ -74,16 +78,27 @@ struct OffsetFrame {
 Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t> body,
                                                         const Frame& initial,
                                                         size_t file_offset = 0);
+// The same into `out` (cleared first), reusing its capacity.
+Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& initial,
+                                   std::vector<OffsetFrame>& out, size_t file_offset = 0);
 // Encodes frames (sorted by strictly increasing offset) with the most compact frame kinds.
 // Fails if offsets are not strictly increasing.
 Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
                                                     const Frame& initial);
+// The same for frames[0, count), appended to `out`.
+Status write_stack_map_table(ByteWriter& out, const std::vector<OffsetFrame>& frames, size_t count,
+                             const Frame& initial);
 
 // The implicit frame at method entry, from the descriptor (JVMS 4.10.1.6). Adds Class
 // entries to the pool for reference parameters (de-duplicated). Fails on a bad descriptor.
 Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
                             std::string_view method_name, std::string_view descriptor,
                             uint16_t access_flags);
+// The same without the copy: the frame is kept in a per-thread cache and stays valid until
+// the next call on this thread.
+Result<const Frame*> initial_frame_ref(ConstantPool& pool, std::string_view class_name,
+                                       std::string_view method_name, std::string_view descriptor,
+                                       uint16_t access_flags);
 
 // ---- LineNumberTable, LocalVariableTable, LocalVariableTypeTable ----
 struct LineNumberEntry {
@@ -92,6 +107,9 @@ struct LineNumberEntry {
 };
 Result<std::vector<LineNumberEntry>> decode_line_numbers(std::span<const uint8_t> body,
                                                          size_t file_offset = 0);
+// Decodes and appends to `out` (a method may have several LineNumberTable attributes).
+Status append_line_numbers(std::span<const uint8_t> body, std::vector<LineNumberEntry>& out,
+                           size_t file_offset = 0);
 std::vector<uint8_t> encode_line_numbers(const std::vector<LineNumberEntry>& entries);
 
 struct LocalVariableEntry {
@@ -103,6 +121,8 @@ struct LocalVariableEntry {
 };
 Result<std::vector<LocalVariableEntry>> decode_local_variables(std::span<const uint8_t> body,
                                                                size_t file_offset = 0);
+Status append_local_variables(std::span<const uint8_t> body, std::vector<LocalVariableEntry>& out,
+                              size_t file_offset = 0);
 std::vector<uint8_t> encode_local_variables(const std::vector<LocalVariableEntry>& entries);
 
 // ---- Exceptions (JVMS 4.7.5) ----

@@ -118,6 +118,9 @@ class ByteWriter {
   // until the next write.
   uint8_t* append(size_t n) { return grow(n); }
   size_t size() const { return size_; }
+  std::span<const uint8_t> view() const { return {out_.data(), size_}; }
+  // Forgets the bytes but keeps the buffer, for a writer reused from call to call.
+  void clear() { size_ = 0; }
   void reserve(size_t n) {
     if (n > out_.size()) out_.resize(n);
   }

@@ -49,7 +49,7 @@ constexpr uint32_t tag_bit(CpTag t) {
 // The pool entry kinds an instruction's index may name, as HotSpot's verifiers accept them
 // for this class version (ldc of a Class from 49, of a MethodHandle or MethodType from 51;
 // invokespecial and invokestatic of an InterfaceMethodref from 52); 0 when it names none.
-uint32_t allowed_tags(uint8_t opcode, uint16_t major) {
+constexpr uint32_t allowed_tags(uint8_t opcode, uint16_t major) {
   switch (opcode) {
     case op::kLdc:
     case op::kLdcW: {
@@ -145,18 +145,66 @@ struct RawTables {
   std::vector<OffsetFrame> frames;
   std::vector<CodeTypeAnnotation> visible;
   std::vector<CodeTypeAnnotation> invisible;
+
+  void clear() {
+    lines.clear();
+    locals.clear();
+    local_types.clear();
+    frames.clear();
+    visible.clear();
+    invisible.clear();
+  }
 };
+
+// The method being built, as views into its class (MethodContext would copy the strings, and
+// is only needed for an error message).
+struct MethodRef {
+  std::string_view class_name;
+  std::string_view method_name;
+  std::string_view descriptor;
+  uint16_t access_flags = 0;
+  uint16_t major_version = 0;
+
+  static MethodRef of(const ClassFile& cf, const Member& method) {
+    return MethodRef{cf.pool.class_name(cf.this_class).value_or("<unknown>"),
+                     cf.member_name(method), cf.member_descriptor(method), method.access_flags,
+                     cf.major_version};
+  }
+};
+
+// Per-thread buffers for building: the IR is built for every edited method, and these would
+// otherwise cost a dozen allocations per method. Only capacity survives between methods.
+struct Scratch {
+  CodeAttribute code;
+  RawTables tables;
+  std::vector<Insn> decoded;      // the instructions, targets still as offsets (a prefix)
+  std::vector<uint32_t> jumps;    // indices in `decoded` of branches, switches and block ends
+  std::vector<uint8_t> starts;    // by offset: kStart, kHasFrame
+  std::vector<LabelId> label_at;  // by offset 0..len: kNoLabel, kWanted, then the label id
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
 
 class Builder {
  public:
-  Builder(ClassFile& cf, const MethodContext& ctx, CodeAttribute& code)
-      : cf_(cf), ctx_(ctx), code_(code), len_(static_cast<uint32_t>(code.code.size())) {}
+  Builder(ClassFile& cf, const MethodRef& m, const Attribute& attr, Scratch& scratch)
+      : cf_(cf),
+        m_(m),
+        attr_(attr),
+        code_(scratch.code),
+        t_(scratch.tables),
+        decoded_(scratch.decoded),
+        jumps_(scratch.jumps),
+        starts_(scratch.starts),
+        label_at_(scratch.label_at) {}
 
   Result<CodeIR> run();
 
  private:
   Status decode_instructions();
-  uint32_t decode_simple(uint32_t at, Insn& insn) const;
   Status decode_one(ByteReader& in, uint32_t at, Insn& insn);
   Status decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn);
   Status decode_switch(ByteReader& in, uint32_t at, Insn& insn);
@@ -164,7 +212,9 @@ class Builder {
   Status read_branch(uint32_t at, int64_t target, Insn& insn);
 
   Status check_operands() const;
+  Status check_insn_operands(const Insn& insn) const;
   Status check_pool_ref(const Insn& insn) const;
+  [[gnu::cold]] Error pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allowed) const;
   const CpEntry* parsed_entry(uint32_t index) const {
     return index < cf_.parsed_pool_count() ? cf_.pool.entry(index) : nullptr;
   }
@@ -173,22 +223,22 @@ class Builder {
     return e && e->tag == CpTag::kUtf8;
   }
 
-  Status decode_tables(RawTables& t);
-  Status decode_frames(const Attribute& a, RawTables& t);
+  Status decode_tables();
+  Status decode_frames(const Attribute& a);
   Status decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out);
 
   Status mark(int64_t offset, bool allow_end, const char* what);
   Status mark_branches();
-  Status mark_tables(const RawTables& t);
+  Status mark_tables();
   Status mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what);
   Status mark_frame_types(const Frame& f);
   Status mark_type_annotation(const CodeTypeAnnotation& a);
   Status check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const;
-  Status check_required_frames(const RawTables& t);
+  Status check_required_frames();
 
   void assign_labels();
   void place_labels();
-  void resolve_tables(RawTables& t);
+  void resolve_tables();
   void resolve_local_vars(const std::vector<LocalVariableEntry>& in, std::vector<LocalVar>& out);
   void resolve_frame_types(Frame& f);
   void resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
@@ -202,21 +252,20 @@ class Builder {
   }
 
   ClassFile& cf_;
-  const MethodContext& ctx_;
+  const MethodRef& m_;
+  const Attribute& attr_;  // the Code attribute
   CodeAttribute& code_;
-  uint32_t len_;
+  RawTables& t_;
+  std::vector<Insn>& decoded_;
+  std::vector<uint32_t>& jumps_;
+  std::vector<uint8_t>& starts_;
+  std::vector<LabelId>& label_at_;
+  uint32_t len_ = 0;
+  size_t count_ = 0;  // instructions in decoded_
+  // The first instruction whose operands failed the quick checks of decoding, if any.
+  static constexpr size_t kNoBad = SIZE_MAX;
+  size_t first_bad_ = kNoBad;
   CodeIR ir_;
-  // By offset, reused per thread (building runs for every edited method):
-  struct Scratch {
-    std::vector<uint8_t> starts;    // 1 where an instruction begins
-    std::vector<LabelId> label_at;  // 0..len_: kNoLabel, kWanted, then the label id
-  };
-  static Scratch& scratch() {
-    thread_local Scratch s;
-    return s;
-  }
-  std::vector<uint8_t>& starts_ = scratch().starts;
-  std::vector<LabelId>& label_at_ = scratch().label_at;
   size_t wanted_ = 0;  // offsets marked kWanted
 };
 
@@ -233,7 +282,7 @@ Status Builder::decode_switch(ByteReader& in, uint32_t at, Insn& insn) {
   bool nonzero_padding = false;
   for (uint32_t i = (4 - (at + 1) % 4) % 4; i > 0; --i) nonzero_padding |= in.u1() != 0;
   // Before version 51 the JVM refuses non-zero padding; the assembler would write zeros.
-  if (nonzero_padding && ctx_.major_version < 51 && !in.failed()) {
+  if (nonzero_padding && m_.major_version < 51 && !in.failed()) {
     return Error::at_code(at, "switch padding bytes are not zero (required before version 51)");
   }
   int64_t dflt = at + static_cast<int64_t>(in.s4());
@@ -352,67 +401,200 @@ Status Builder::decode_one(ByteReader& in, uint32_t at, Insn& insn) {
   return Ok{};
 }
 
-// Decodes the common fixed-length forms straight from the bytes and returns the length; 0
-// leaves the instruction to decode_one (switches, wide, the longer invoke forms, anything
-// truncated or out of range, which decode_one then reports).
-uint32_t Builder::decode_simple(uint32_t at, Insn& insn) const {
-  const uint8_t* b = code_.code.data() + at;
-  const OpcodeInfo& info = opcode_info(b[0]);
-  if (info.length == 0 || at + info.length > len_) return 0;
-  auto u2 = [b] { return static_cast<uint16_t>(b[1] << 8 | b[2]); };
-  switch (info.shape) {
-    case OperandShape::kNone:
-      break;
-    case OperandShape::kByte:
-      insn.a = b[0] == op::kBipush ? static_cast<int8_t>(b[1]) : b[1];
-      break;
-    case OperandShape::kShort:
-      insn.a = static_cast<int16_t>(u2());
-      break;
-    case OperandShape::kLocal:
-    case OperandShape::kCpByte:
-      insn.a = b[1];
-      break;
-    case OperandShape::kIinc:
-      insn.a = b[1];
-      insn.b = static_cast<int8_t>(b[2]);
-      break;
-    case OperandShape::kCp:
-      insn.a = u2();
-      break;
-    case OperandShape::kBranch: {
-      int64_t target = int64_t{at} + static_cast<int16_t>(u2());
-      if (target < 0 || target >= len_) return 0;
-      insn.target = static_cast<LabelId>(target);
-      break;
+// What check_operands looks at, by opcode: a pool index, or a local (with its size).
+struct OperandCheck {
+  bool pool[256] = {};
+  bool local[256] = {};
+  constexpr OperandCheck() {
+    for (int o = 0; o < 256; ++o) {
+      auto u = static_cast<uint8_t>(o);
+      pool[o] = allowed_tags(u, 0xFFFF) != 0;
+      local[o] = (u >= op::kIload && u <= op::kAload3) || (u >= op::kIstore && u <= op::kAstore3) ||
+                 u == op::kIinc || u == op::kRet;
     }
-    default:
-      return 0;
   }
-  insn.opcode = b[0];
-  insn.original_offset = static_cast<int32_t>(at);
-  return info.length;
-}
+};
+constexpr OperandCheck kOperandCheck;
 
-Status Builder::decode_instructions() {
-  starts_.assign(len_ + 1, 0);
-  starts_[len_] = kStart;  // the end position is a valid (exclusive) range end
-  ir_.insns.reserve(len_ / 2 + 4);
-  ByteReader in(code_.code);
-  for (uint32_t pos = 0; pos < len_;) {
-    starts_[pos] = kStart;
-    Insn insn;
-    uint32_t length = decode_simple(pos, insn);
-    if (length == 0) {
-      in.seek(pos);
-      if (auto s = decode_one(in, pos, insn); !s) return s;
-      length = static_cast<uint32_t>(in.pos()) - pos;
+// How the decoder reads an opcode, in one look-up. The common fixed-length forms are decoded
+// straight from the bytes; kSlow leaves the instruction to decode_one (switches, wide, the
+// longer invoke forms, undefined opcodes).
+enum DecodeClass : uint8_t {
+  kNoOperand,
+  kImplicitLocal,  // xload_<n>, xstore_<n>: the local is in the opcode
+  kLocalU1,        // xload, xstore, ret
+  kIincU1,
+  kByteOperand,  // bipush (signed), newarray
+  kShortOperand,
+  kPoolU1,  // ldc
+  kPoolU2,
+  kBranch16,
+  kSlow,
+};
+
+struct DecodeInfo {
+  DecodeClass cls = kSlow;
+  uint8_t length = 0;
+  uint8_t local = 0;  // kImplicitLocal: the local's index
+  uint8_t slots = 0;  // locals used: 1, or 2 for long and double
+  bool ends = false;  // ends_block
+};
+
+struct DecodeTable {
+  DecodeInfo info[256];
+  DecodeTable() {
+    for (int o = 0; o < 256; ++o) info[o] = make(static_cast<uint8_t>(o));
+  }
+  static DecodeInfo make(uint8_t o) {
+    const OpcodeInfo& oi = opcode_info(o);
+    DecodeInfo d;
+    d.length = oi.length;
+    d.ends = ends_block(o);
+    Insn probe = Insn::make(o);
+    LocalUse use = local_use(probe);
+    d.slots = static_cast<uint8_t>(use.slots);
+    switch (oi.shape) {
+      case OperandShape::kNone:
+        d.cls = use.slots != 0 ? kImplicitLocal : kNoOperand;
+        d.local = static_cast<uint8_t>(use.index);
+        break;
+      case OperandShape::kLocal:
+        d.cls = kLocalU1;
+        break;
+      case OperandShape::kIinc:
+        d.cls = kIincU1;
+        break;
+      case OperandShape::kByte:
+        d.cls = kByteOperand;
+        break;
+      case OperandShape::kShort:
+        d.cls = kShortOperand;
+        break;
+      case OperandShape::kCpByte:
+        d.cls = kPoolU1;
+        break;
+      case OperandShape::kCp:
+        d.cls = kPoolU2;
+        break;
+      case OperandShape::kBranch:
+        d.cls = kBranch16;
+        break;
+      default:
+        d.cls = kSlow;
+        break;
     }
-    ir_.insns.push_back(insn);
+    return d;
+  }
+};
+// Built at start-up from the opcode table (constant-initialised, so already there).
+const DecodeTable kDecode;
+
+// allowed_tags by opcode for each range of class versions it distinguishes.
+struct AllowedTags {
+  uint32_t tags[5][256];
+  AllowedTags() {
+    constexpr uint16_t kMajors[5] = {45, 49, 51, 52, 55};
+    for (int m = 0; m < 5; ++m)
+      for (int o = 0; o < 256; ++o) tags[m][o] = allowed_tags(static_cast<uint8_t>(o), kMajors[m]);
+  }
+  const uint32_t* for_major(uint16_t major) const {
+    int m = major >= 55 ? 4 : major >= 52 ? 3 : major >= 51 ? 2 : major >= 49 ? 1 : 0;
+    return tags[m];
+  }
+};
+const AllowedTags kAllowedTags;
+
+// Decodes every instruction into `decoded_`, with targets still as offsets, and lists the
+// instructions later passes look at (anything with a target, and every block end). Operands
+// are checked on the way (see check_operands); a failure is only remembered, since a decoding
+// error later in the code takes precedence.
+Status Builder::decode_instructions() {
+  const uint32_t len = len_;
+  starts_.assign(len + 1, 0);
+  starts_[len] = kStart;  // the end position is a valid (exclusive) range end
+  if (decoded_.size() < len) decoded_.resize(len);  // at most one instruction per byte
+  jumps_.clear();
+  // Locals only in the loop: its byte stores could alias any member, which the compiler would
+  // then reload after every one.
+  uint8_t* starts = starts_.data();
+  Insn* out = decoded_.data();
+  size_t count = 0;
+  size_t first_bad = kNoBad;
+  const uint8_t* code = code_.code.data();
+  const uint32_t* allowed = kAllowedTags.for_major(m_.major_version);
+  const uint32_t max_locals = code_.max_locals;
+  const uint32_t parsed = cf_.parsed_pool_count();
+  const ConstantPool& pool = cf_.pool;
+  for (uint32_t pos = 0; pos < len;) {
+    starts[pos] = kStart;
+    uint8_t o = code[pos];
+    const DecodeInfo& d = kDecode.info[o];
+    Insn& insn = out[count];
+    insn = Insn{};
+    insn.opcode = o;
+    insn.original_offset = static_cast<int32_t>(pos);
+    bool ok = true;
+    uint32_t length = d.length;
+    DecodeClass cls = pos + length <= len ? d.cls : kSlow;  // truncated: decode_one reports it
+    const uint8_t* b = code + pos;
+    switch (cls) {
+      case kNoOperand:
+        break;
+      case kImplicitLocal:
+        ok = d.local + d.slots <= max_locals;
+        break;
+      case kLocalU1:
+        insn.a = b[1];
+        ok = b[1] + d.slots <= max_locals;
+        break;
+      case kIincU1:
+        insn.a = b[1];
+        insn.b = static_cast<int8_t>(b[2]);
+        ok = b[1] + 1u <= max_locals;
+        break;
+      case kByteOperand:
+        insn.a = o == op::kBipush ? static_cast<int8_t>(b[1]) : b[1];
+        break;
+      case kShortOperand:
+        insn.a = static_cast<int16_t>(b[1] << 8 | b[2]);
+        break;
+      case kPoolU1:
+      case kPoolU2: {
+        uint32_t index = cls == kPoolU1 ? b[1] : static_cast<uint32_t>(b[1] << 8 | b[2]);
+        insn.a = static_cast<int32_t>(index);
+        const CpEntry* e = index < parsed ? pool.entry(index) : nullptr;
+        // A Dynamic constant needs the size check of check_pool_ref.
+        ok = e != nullptr && (allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
+        break;
+      }
+      case kBranch16: {
+        int64_t target = int64_t{pos} + static_cast<int16_t>(b[1] << 8 | b[2]);
+        if (target >= 0 && target < len) {
+          insn.target = static_cast<LabelId>(target);
+          break;
+        }
+        [[fallthrough]];  // decode_one reports it
+      }
+      case kSlow: {
+        ByteReader in(code_.code);
+        in.seek(pos);
+        insn = Insn{};
+        if (auto s = decode_one(in, pos, insn); !s) return s;
+        length = static_cast<uint32_t>(in.pos()) - pos;
+        auto so = static_cast<uint8_t>(insn.opcode);
+        ok = !(kOperandCheck.pool[so] || kOperandCheck.local[so]) || check_insn_operands(insn).ok();
+        break;
+      }
+    }
+    if (!ok && first_bad == kNoBad) first_bad = count;
+    if (insn.target != kNoLabel || kDecode.info[insn.opcode & 0xFF].ends) jumps_.push_back(count);
+    ++count;
     pos += length;
   }
+  count_ = count;
+  first_bad_ = first_bad;
   // The verifier rejects code whose last instruction can fall through past the end.
-  const Insn& last = ir_.insns.back();
+  const Insn& last = out[count - 1];
   if (!ends_block(static_cast<uint8_t>(last.opcode))) {
     return Error::at_code(last.original_offset, "code falls off the end");
   }
@@ -422,36 +604,67 @@ Status Builder::decode_instructions() {
 // Every pool index an instruction names must be an entry of the kind the JVM accepts, in the
 // pool as parsed (the rewriter appends entries, which must not make a bad index good), and
 // every local it uses must be below max_locals, as must the parameters (the rewriter may
-// raise max_locals, which must not make a bad index good either).
+// raise max_locals, which must not make a bad index good either). Decoding checked the
+// instructions quickly; the full checks run from the first one that failed, for the message.
 Status Builder::check_operands() const {
-  int params = parameter_slots(ctx_.descriptor);
-  if (params >= 0) params += (ctx_.access_flags & access::kStatic) ? 0 : 1;
+  int params = parameter_slots(m_.descriptor);
+  if (params >= 0) params += (m_.access_flags & access::kStatic) ? 0 : 1;
   if (params > code_.max_locals) {
     return Error::at_code(0, "the parameters take " + std::to_string(params) +
                                  " local slots, past max_locals " +
                                  std::to_string(code_.max_locals));
   }
-  for (const Insn& insn : ir_.insns) {
-    if (auto s = check_pool_ref(insn); !s) return s;
-    LocalUse use = local_use(insn);
-    if (use.slots != 0 && use.index + use.slots > code_.max_locals) {
-      return Error::at_code(insn.original_offset,
-                            std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name) +
-                                " uses local " + std::to_string(use.index) + ", past max_locals " +
-                                std::to_string(code_.max_locals));
-    }
+  for (size_t i = first_bad_; i < count_; ++i) {
+    const Insn& insn = decoded_[i];
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (!kOperandCheck.pool[o] && !kOperandCheck.local[o]) continue;
+    if (auto s = check_insn_operands(insn); !s) return s;
+  }
+  return Ok{};
+}
+
+Status Builder::check_insn_operands(const Insn& insn) const {
+  if (auto s = check_pool_ref(insn); !s) return s;
+  LocalUse use = local_use(insn);
+  if (use.slots != 0 && use.index + use.slots > code_.max_locals) {
+    return Error::at_code(insn.original_offset,
+                          std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name) +
+                              " uses local " + std::to_string(use.index) + ", past max_locals " +
+                              std::to_string(code_.max_locals));
   }
   return Ok{};
 }
 
 Status Builder::check_pool_ref(const Insn& insn) const {
   auto o = static_cast<uint8_t>(insn.opcode);
-  uint32_t allowed = allowed_tags(o, ctx_.major_version);
+  uint32_t allowed = allowed_tags(o, m_.major_version);
   if (allowed == 0) return Ok{};
   auto index = static_cast<uint32_t>(insn.a);
-  int64_t at = insn.original_offset;
-  std::string what = std::string(opcode_info(o).name) + " names pool #" + std::to_string(index);
   const CpEntry* e = parsed_entry(index);
+  if (e == nullptr || !(allowed & tag_bit(e->tag))) return pool_ref_error(insn, e, allowed);
+  if (e->tag == CpTag::kDynamic) {
+    auto nt = cf_.pool.name_and_type(e->b);
+    bool wide = nt && !nt->second.empty() && (nt->second[0] == 'J' || nt->second[0] == 'D');
+    if (!nt || wide != (o == op::kLdc2W)) return pool_ref_error(insn, e, allowed);
+  }
+  if (o == op::kInvokeinterface) {
+    auto m = cf_.pool.member_ref(index);
+    int slots = m ? parameter_slots(m->descriptor) : -1;
+    if (slots < 0 || insn.b != slots + 1) {
+      return Error::at_code(
+          insn.original_offset,
+          "invokeinterface count " + std::to_string(insn.b) + " does not match its descriptor");
+    }
+  }
+  return Ok{};
+}
+
+// The message for a pool index check_pool_ref refused; kept out of line, since building the
+// text costs more than the check and nearly every index is good.
+Error Builder::pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allowed) const {
+  auto o = static_cast<uint8_t>(insn.opcode);
+  int64_t at = insn.original_offset;
+  std::string what = std::string(opcode_info(o).name) + " names pool #" + std::to_string(insn.a);
   if (e == nullptr) {
     return Error::at_code(at, what + ", not an entry of the pool (count " +
                                   std::to_string(cf_.parsed_pool_count()) + ")");
@@ -460,37 +673,22 @@ Status Builder::check_pool_ref(const Insn& insn) const {
     return Error::at_code(at,
                           what + " (" + cp_tag_name(e->tag) + "), expected " + tag_list(allowed));
   }
-  if (e->tag == CpTag::kDynamic) {
-    auto nt = cf_.pool.name_and_type(e->b);
-    bool wide = nt && !nt->second.empty() && (nt->second[0] == 'J' || nt->second[0] == 'D');
-    if (!nt || wide != (o == op::kLdc2W)) {
-      return Error::at_code(at, what + " (Dynamic), of the wrong size");
-    }
-  }
-  if (o == op::kInvokeinterface) {
-    auto m = cf_.pool.member_ref(index);
-    int slots = m ? parameter_slots(m->descriptor) : -1;
-    if (slots < 0 || insn.b != slots + 1) {
-      return Error::at_code(
-          at, "invokeinterface count " + std::to_string(insn.b) + " does not match its descriptor");
-    }
-  }
-  return Ok{};
+  return Error::at_code(at, what + " (Dynamic), of the wrong size");
 }
 
 // From version 51 the type checker is the only verifier: it needs a frame at every branch
 // target, every handler and every instruction after an unconditional jump, return, athrow
 // or switch. The assembler would compute missing frames and so "repair" such a method.
-Status Builder::check_required_frames(const RawTables& t) {
-  if (ctx_.major_version < 51) return Ok{};
-  for (const auto& f : t.frames) starts_[f.offset] |= kHasFrame;  // offsets checked by mark
+Status Builder::check_required_frames() {
+  if (m_.major_version < 51) return Ok{};
+  for (const auto& f : t_.frames) starts_[f.offset] |= kHasFrame;  // offsets checked by mark
   auto has = [this](uint32_t offset) { return (starts_[offset] & kHasFrame) != 0; };
   auto missing = [](int64_t at, const std::string& what) {
     return Error::at_code(
         at, "no StackMapTable frame at " + what + " (required from class version 51)");
   };
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
-    const Insn& insn = ir_.insns[i];
+  for (uint32_t i : jumps_) {
+    const Insn& insn = decoded_[i];
     int64_t at = insn.original_offset;
     if (insn.target != kNoLabel && !has(insn.target)) {
       return missing(at, "branch target " + std::to_string(insn.target));
@@ -501,8 +699,8 @@ Status Builder::check_required_frames(const RawTables& t) {
         if (!has(target)) return missing(at, "switch target " + std::to_string(target));
       }
     }
-    if (ends_block(o) && i + 1 < ir_.insns.size()) {
-      int64_t next = ir_.insns[i + 1].original_offset;
+    if (ends_block(o) && i + 1 < count_) {
+      int64_t next = decoded_[i + 1].original_offset;
       if (!has(static_cast<uint32_t>(next))) {
         return missing(next, "the instruction after " + std::string(opcode_info(o).name));
       }
@@ -550,7 +748,8 @@ Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
 }
 
 Status Builder::mark_branches() {
-  for (const Insn& insn : ir_.insns) {
+  for (uint32_t i : jumps_) {
+    const Insn& insn = decoded_[i];
     uint32_t at = static_cast<uint32_t>(insn.original_offset);
     bool has_target = insn.target != kNoLabel;
     if (has_target && !starts_[insn.target]) {
@@ -608,7 +807,7 @@ Status Builder::mark_type_annotation(const CodeTypeAnnotation& a) {
   return Ok{};
 }
 
-Status Builder::mark_tables(const RawTables& t) {
+Status Builder::mark_tables() {
   for (const auto& e : code_.exception_table) {
     if (e.start_pc >= e.end_pc) return Error::at_code(e.start_pc, "empty exception range");
     if (e.catch_type != 0) {
@@ -623,18 +822,18 @@ Status Builder::mark_tables(const RawTables& t) {
     if (auto s = mark(e.end_pc, true, "exception range end"); !s) return s;
     if (auto s = mark(e.handler_pc, false, "exception handler"); !s) return s;
   }
-  for (const auto& l : t.lines) {
+  for (const auto& l : t_.lines) {
     if (auto s = mark(l.start_pc, false, "line number"); !s) return s;
   }
-  if (auto s = mark_local_vars(t.locals, "local variable range"); !s) return s;
-  if (auto s = mark_local_vars(t.local_types, "local variable type range"); !s) return s;
-  if (auto s = check_local_vars(t.locals, false); !s) return s;
-  if (auto s = check_local_vars(t.local_types, true); !s) return s;
-  for (const auto& f : t.frames) {
+  if (auto s = mark_local_vars(t_.locals, "local variable range"); !s) return s;
+  if (auto s = mark_local_vars(t_.local_types, "local variable type range"); !s) return s;
+  if (auto s = check_local_vars(t_.locals, false); !s) return s;
+  if (auto s = check_local_vars(t_.local_types, true); !s) return s;
+  for (const auto& f : t_.frames) {
     if (auto s = mark(f.offset, false, "stack map frame"); !s) return s;
     if (auto s = mark_frame_types(f.frame); !s) return s;
   }
-  for (const auto* list : {&t.visible, &t.invisible}) {
+  for (const auto* list : {&t_.visible, &t_.invisible}) {
     for (const auto& a : *list) {
       if (auto s = mark_type_annotation(a); !s) return s;
     }
@@ -642,32 +841,33 @@ Status Builder::mark_tables(const RawTables& t) {
   return Ok{};
 }
 
-// Ids follow offsets, so labels read in code order in disassembly and tests.
+// Ids follow offsets, so labels read in code order in disassembly and tests. Every marked
+// offset is an instruction start or the end of the code.
 void Builder::assign_labels() {
-  ir_.labels.reserve(wanted_);
-  for (uint32_t off = 0; off <= len_; ++off) {
-    if (label_at_[off] != kWanted) continue;
-    LabelId id = ir_.new_label();
-    ir_.labels[id].original_offset = static_cast<int32_t>(off);
-    label_at_[off] = id;
-  }
+  ir_.labels.resize(wanted_);
+  LabelId next = 0;
+  auto assign = [&](uint32_t off) {
+    if (label_at_[off] != kWanted) return;
+    ir_.labels[next].original_offset = static_cast<int32_t>(off);
+    label_at_[off] = next++;
+  };
+  for (size_t i = 0; i < count_; ++i) assign(static_cast<uint32_t>(decoded_[i].original_offset));
+  assign(len_);
 }
 
-// Grows the vector once and moves instructions back to their final slots, inserting each
-// label just before the instruction at its offset; targets become label ids on the way.
+// Copies the instructions into the IR, each label just before the instruction at its offset;
+// targets become label ids on the way. The vector is sized once, exactly.
 void Builder::place_labels() {
   auto& insns = ir_.insns;
-  size_t n = insns.size();
-  insns.resize(n + ir_.labels.size());
-  size_t w = insns.size();
-  if (label_at_[len_] != kNoLabel) insns[--w] = Insn::make_label(label_at_[len_]);
-  for (size_t r = n; r-- > 0;) {
-    Insn insn = insns[r];
+  insns.reserve(count_ + ir_.labels.size());
+  for (size_t i = 0; i < count_; ++i) {
+    const Insn& d = decoded_[i];
+    LabelId here = at(static_cast<uint32_t>(d.original_offset));
+    if (here != kNoLabel) insns.push_back(Insn::make_label(here));
+    Insn& insn = insns.emplace_back(d);
     if (insn.target != kNoLabel) insn.target = at(insn.target);
-    insns[--w] = insn;
-    LabelId here = at(static_cast<uint32_t>(insn.original_offset));
-    if (here != kNoLabel) insns[--w] = Insn::make_label(here);
   }
+  if (label_at_[len_] != kNoLabel) insns.push_back(Insn::make_label(label_at_[len_]));
   for (auto& table : ir_.switches) {
     for (LabelId& t : table.targets) t = at(t);
   }
@@ -706,34 +906,31 @@ void Builder::resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
   }
 }
 
-void Builder::resolve_tables(RawTables& t) {
+void Builder::resolve_tables() {
   ir_.try_catches.reserve(code_.exception_table.size());
   for (const auto& e : code_.exception_table) {
     ir_.try_catches.push_back(
         TryCatch{at(e.start_pc), at(e.end_pc), at(e.handler_pc), e.catch_type});
   }
-  ir_.line_numbers.reserve(t.lines.size());
-  for (const auto& l : t.lines) ir_.line_numbers.push_back(LineNumber{at(l.start_pc), l.line});
-  resolve_local_vars(t.locals, ir_.local_variables);
-  resolve_local_vars(t.local_types, ir_.local_variable_types);
-  for (auto& f : t.frames) {
+  ir_.line_numbers.reserve(t_.lines.size());
+  for (const auto& l : t_.lines) ir_.line_numbers.push_back(LineNumber{at(l.start_pc), l.line});
+  resolve_local_vars(t_.locals, ir_.local_variables);
+  resolve_local_vars(t_.local_types, ir_.local_variable_types);
+  for (auto& f : t_.frames) {
     resolve_frame_types(f.frame);
     ir_.labels[at(f.offset)].frame = std::move(f.frame);
   }
-  resolve_type_annotations(t.visible, ir_.visible_type_annotations);
-  resolve_type_annotations(t.invisible, ir_.invisible_type_annotations);
+  resolve_type_annotations(t_.visible, ir_.visible_type_annotations);
+  resolve_type_annotations(t_.invisible, ir_.invisible_type_annotations);
 }
 
-Status Builder::decode_frames(const Attribute& a, RawTables& t) {
+Status Builder::decode_frames(const Attribute& a) {
   if (ir_.had_stack_map_table) return Error::at_code(-1, "more than one StackMapTable");
   ir_.had_stack_map_table = true;
-  auto initial = initial_frame(cf_.pool, ctx_.class_name, ctx_.method_name, ctx_.descriptor,
-                               ctx_.access_flags);
+  auto initial =
+      initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
   if (!initial) return initial.error();
-  auto frames = decode_stack_map_table(a.data, initial.value());
-  if (!frames) return frames.error();
-  t.frames = std::move(frames.value());
-  return Ok{};
+  return decode_stack_map_table_into(a.data, *initial.value(), t_.frames);
 }
 
 Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out) {
@@ -743,19 +940,7 @@ Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeType
   return Ok{};
 }
 
-// Appends, because JVMS allows several LineNumberTable and local-variable attributes.
-template <class T>
-Status append_decoded(Result<std::vector<T>> r, std::vector<T>& out) {
-  if (!r) return r.error();
-  if (out.empty()) {
-    out = std::move(r.value());  // the usual case: one attribute of the kind
-    return Ok{};
-  }
-  out.insert(out.end(), r.value().begin(), r.value().end());
-  return Ok{};
-}
-
-Status Builder::decode_tables(RawTables& t) {
+Status Builder::decode_tables() {
   for (const Attribute& a : code_.attributes) {
     // The JVM refuses a bad name (ClassFormatError); the assembler would drop the attribute.
     if (!is_parsed_utf8(a.name_index)) {
@@ -768,20 +953,22 @@ Status Builder::decode_tables(RawTables& t) {
     std::string_view name = cf_.attribute_name(a);
     Status s = Ok{};
     if (name == "LineNumberTable") {
-      s = append_decoded(decode_line_numbers(a.data), t.lines);
+      s = append_line_numbers(a.data, t_.lines);
     } else if (name == "LocalVariableTable") {
-      s = append_decoded(decode_local_variables(a.data), t.locals);
+      s = append_local_variables(a.data, t_.locals);
     } else if (name == "LocalVariableTypeTable") {
-      s = append_decoded(decode_local_variables(a.data), t.local_types);
-    } else if (name == "StackMapTable" && ctx_.major_version >= 50) {
+      s = append_local_variables(a.data, t_.local_types);
+    } else if (name == "StackMapTable" && m_.major_version >= 50) {
       // Before version 50 the JVM ignores this attribute, so it is carried as unknown.
-      s = decode_frames(a, t);
+      s = decode_frames(a);
     } else if (name == "RuntimeVisibleTypeAnnotations") {
-      s = decode_type_annotations(a, t.visible);
+      s = decode_type_annotations(a, t_.visible);
     } else if (name == "RuntimeInvisibleTypeAnnotations") {
-      s = decode_type_annotations(a, t.invisible);
+      s = decode_type_annotations(a, t_.invisible);
     } else {
-      ir_.unknown_attributes.push_back(a);
+      // Kept past this call: the view needs the Code attribute's owner.
+      Attribute& kept = ir_.unknown_attributes.emplace_back(a);
+      kept.owned = attr_.owned;
     }
     if (!s) return s;
   }
@@ -789,34 +976,34 @@ Status Builder::decode_tables(RawTables& t) {
 }
 
 Result<CodeIR> Builder::run() {
+  if (auto s = decode_code_into(attr_, code_); !s) return s.error();
+  len_ = static_cast<uint32_t>(code_.code.size());
   ir_.max_stack = code_.max_stack;
   ir_.max_locals = code_.max_locals;
+  t_.clear();
   if (auto s = decode_instructions(); !s) return s.error();
   if (auto s = check_operands(); !s) return s.error();
-  RawTables tables;
-  if (auto s = decode_tables(tables); !s) return s.error();
+  if (auto s = decode_tables(); !s) return s.error();
   label_at_.assign(len_ + 1, kNoLabel);
   if (auto s = mark_branches(); !s) return s.error();
-  if (auto s = mark_tables(tables); !s) return s.error();
-  if (auto s = check_required_frames(tables); !s) return s.error();
+  if (auto s = mark_tables(); !s) return s.error();
+  if (auto s = check_required_frames(); !s) return s.error();
   assign_labels();
   place_labels();
-  resolve_tables(tables);
+  resolve_tables();
   return std::move(ir_);
 }
 
 }  // namespace
 
 Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
-  // Reused per thread (building runs for every edited method); nothing keeps it past return.
-  thread_local MethodContext ctx;
-  ctx.assign(cf, method);
-  auto fail = [&](Error e) { return std::move(e.in(ctx.class_name, ctx.method_id())); };
+  MethodRef m = MethodRef::of(cf, method);
+  auto fail = [&](Error e) {
+    return std::move(e.in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));
+  };
   const Attribute* attr = cf.find_attribute(method.attributes, "Code");
   if (attr == nullptr) return fail(Error::plain("method has no Code attribute"));
-  auto code = decode_code(*attr);
-  if (!code) return fail(code.error());
-  Builder builder(cf, ctx, code.value());
+  Builder builder(cf, m, *attr, scratch());
   auto ir = builder.run();
   if (!ir) return fail(ir.error());
   return ir;

@@ -68,7 +68,7 @@ int descriptor_slots(std::string_view d) {
   return (d[0] == 'J' || d[0] == 'D') ? 2 : 1;
 }
 
-int parameter_slots(std::string_view d) {
+int parameter_slots(std::string_view d, size_t& close) {
   if (d.empty() || d[0] != '(') return -1;
   size_t p = 1;
   int slots = 0;
@@ -80,9 +80,14 @@ int parameter_slots(std::string_view d) {
   }
   if (p >= d.size()) return -1;
   std::string_view ret = d.substr(p + 1);
-  if (ret == "V") return slots;
-  if (ret.empty() || field_type_length(ret, 0) != ret.size()) return -1;
+  if (ret != "V" && (ret.empty() || field_type_length(ret, 0) != ret.size())) return -1;
+  close = p;
   return slots;
+}
+
+int parameter_slots(std::string_view d) {
+  size_t close = 0;
+  return parameter_slots(d, close);
 }
 
 namespace {

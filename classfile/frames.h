@@ -28,5 +28,7 @@ Result<uint16_t> compute_max_stack(const CodeIR& ir, const ConstantPool& pool,
 int descriptor_slots(std::string_view field_descriptor);
 // Parameter slots of a method descriptor (not counting `this`), or -1 if malformed.
 int parameter_slots(std::string_view method_descriptor);
+// The same, also giving the index of the ')' that ends the parameters when well formed.
+int parameter_slots(std::string_view method_descriptor, size_t& close);
 
 }  // namespace duplex

@@ -1,12 +1,19 @@
 // compute_max_stack: operand-stack depths by dataflow over the IR's control-flow graph.
 //
 // Only depths are tracked (not types), so one linear walk per basic block suffices: a block
-// is walked until it meets an instruction whose depth is already known (which must agree) or
-// until control leaves it. Exception handlers start at depth 1 (the thrown object); a jsr
+// is walked until it meets a label whose depth is already known (which must agree) or until
+// control leaves it. Depths are kept per label only: control enters code only at the start
+// or at a label (a branch target or handler), so a walk can only run into code already
+// walked at a label. Exception handlers start at depth 1 (the thrown object); a jsr
 // target starts one deeper than the jsr (the return address) and the jsr's successor at the
 // jsr's own depth, which is how every compiler that emitted jsr used it.
+#include <algorithm>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "classfile/stack_depth.h"
 
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
@@ -194,24 +201,100 @@ Result<Effect> variable_effect(const Insn& insn, size_t index, const ConstantPoo
   return Effect{static_cast<int16_t>(params + receiver), static_cast<int16_t>(ret)};
 }
 
+// What the stack effects of the instructions naming one pool entry depend on: the slots
+// of its descriptor read as a field type, and as a method's parameters and return type.
+// All zero when empty, so that clearing the cache is a memset.
+struct DescriptorSlots {
+  uint8_t resolver = 0;    // 0: empty; kMember or kDynamic: how the entry was resolved
+  uint8_t field = 0;       // descriptor_slots of the descriptor
+  uint8_t ret = 0;         // the return type's slots (when is_method)
+  bool is_method = false;  // a well-formed method descriptor
+  uint16_t params = 0;     // parameter_slots
+};
+constexpr uint8_t kMember = 1;   // Field/Method/InterfaceMethodref
+constexpr uint8_t kDynamic = 2;  // InvokeDynamic
+
+// The descriptor of a member reference, with the checks member_ref() makes, or nullopt.
+std::optional<std::string_view> member_descriptor(const ConstantPool& pool, uint32_t index) {
+  const CpEntry* e = pool.entry(index);
+  if (!e || !(e->tag == CpTag::kFieldref || e->tag == CpTag::kMethodref ||
+              e->tag == CpTag::kInterfaceMethodref)) {
+    return std::nullopt;
+  }
+  if (!pool.class_name(e->a)) return std::nullopt;
+  const CpEntry* nt = pool.entry(e->b);
+  if (!nt || nt->tag != CpTag::kNameAndType || !pool.utf8(nt->a)) return std::nullopt;
+  return pool.utf8(nt->b);
+}
+
+DescriptorSlots slots_of(std::string_view desc, uint8_t resolver) {
+  DescriptorSlots d;
+  d.resolver = resolver;
+  d.field = static_cast<uint8_t>(descriptor_slots(desc));
+  size_t close = 0;
+  int params = parameter_slots(desc, close);
+  if (params >= 0) {
+    d.is_method = true;
+    d.params = static_cast<uint16_t>(params);
+    // The return type is what follows the last ')', as variable_effect reads it (a class
+    // name may hold a ')').
+    std::string_view ret = desc.substr(close + 1);
+    if (ret.find(')') != std::string_view::npos) ret = desc.substr(desc.rfind(')') + 1);
+    d.ret = static_cast<uint8_t>(descriptor_slots(ret));
+  }
+  return d;
+}
+
+// Descriptor slots by pool index, per thread. A pool's entries never change once added and a
+// pool id is never reused, so an entry stays valid for as long as the pool id matches; each
+// slot records the pool it was filled for, so a new class needs no clearing. Every
+// instruction naming the entry shares it (a field's gets and puts, a method's invocations).
+class EffectCache {
+ public:
+  // The slots of the pool entry `index` as `resolver` reads it, or nullptr if not cached.
+  const DescriptorSlots* find(const ConstantPool& pool, uint32_t index, uint8_t resolver) const {
+    if (index >= slots_.size()) return nullptr;
+    const Slot& s = slots_[index];
+    return s.pool_id == pool.id() && s.d.resolver == resolver ? &s.d : nullptr;
+  }
+  void store(const ConstantPool& pool, uint32_t index, const DescriptorSlots& d) {
+    if (index >= 65536) return;
+    if (index >= slots_.size()) slots_.resize(std::max<size_t>(index + 1, pool.count()));
+    slots_[index] = Slot{pool.id(), d};
+  }
+
+ private:
+  struct Slot {
+    uint64_t pool_id = 0;
+    DescriptorSlots d;
+  };
+  std::vector<Slot> slots_;
+};
+
+EffectCache& effect_cache() {
+  thread_local EffectCache cache;
+  return cache;
+}
+
 class DepthWalker {
  public:
-  DepthWalker(const CodeIR& ir, const ConstantPool& pool) : ir_(ir), pool_(pool) {}
+  DepthWalker(const CodeIR& ir, const ConstantPool& pool, const std::vector<uint32_t>& label_pos)
+      : ir_(ir), pool_(pool), label_pos_(label_pos) {}
   Result<uint16_t> run();
 
  private:
-  Status index_labels();
   Status check_shape(const Insn& insn, size_t index) const;
   Status push(LabelId label, int32_t depth);
   Status walk(size_t start, int32_t depth);
-  Result<bool> successors(const Insn& insn, Kind kind, int32_t depth);
-  Result<int32_t> apply(const Insn& insn, size_t index, int32_t depth);
+  Status step(const Insn& insn, size_t i, Kind kind, int32_t& depth);
+  bool variable(const Insn& insn, Effect& e);
+  [[gnu::noinline]] bool variable_miss(const Insn& insn, Effect& e);
 
   const CodeIR& ir_;
   const ConstantPool& pool_;
+  const std::vector<uint32_t>& label_pos_;  // by LabelId: index in insns, UINT32_MAX if unplaced
   // Reused per thread: this runs for every assembled method.
   struct Scratch {
-    std::vector<uint32_t> label_pos;
     std::vector<int32_t> depth;
     std::vector<std::pair<uint32_t, int32_t>> work;
   };
@@ -220,9 +303,9 @@ class DepthWalker {
     return s;
   }
   Scratch& scratch_ = scratch();
-  std::vector<uint32_t>& label_pos_ = scratch_.label_pos;  // by LabelId: index in insns
-  std::vector<int32_t>& depth_ = scratch_.depth;           // by insn index: -1 until reached
+  std::vector<int32_t>& depth_ = scratch_.depth;  // by LabelId: -1 until reached
   std::vector<std::pair<uint32_t, int32_t>>& work_ = scratch_.work;
+  EffectCache& cache_ = effect_cache();
   int32_t max_ = 0;
 };
 
@@ -238,17 +321,6 @@ Status DepthWalker::check_shape(const Insn& insn, size_t index) const {
   return Ok{};
 }
 
-Status DepthWalker::index_labels() {
-  label_pos_.assign(ir_.labels.size(), UINT32_MAX);
-  for (size_t i = 0; i < ir_.insns.size(); ++i) {
-    const Insn& insn = ir_.insns[i];
-    if (!insn.is_label()) continue;
-    if (insn.label() >= label_pos_.size()) return at_insn(insn, i, "unknown label");
-    label_pos_[insn.label()] = static_cast<uint32_t>(i);
-  }
-  return Ok{};
-}
-
 Status DepthWalker::push(LabelId label, int32_t depth) {
   if (label >= label_pos_.size() || label_pos_[label] == UINT32_MAX) {
     return Error::plain("label L" + std::to_string(label) + " is used but never placed");
@@ -257,120 +329,131 @@ Status DepthWalker::push(LabelId label, int32_t depth) {
   return Ok{};
 }
 
-// Effects of pool-dependent instructions by (opcode kind, pool index), per thread. A pool's
-// entries never change once added and a pool id is never reused, so an entry stays valid
-// for as long as the pool id matches; only successful look-ups are stored.
-class EffectCache {
- public:
-  Effect* find(const ConstantPool& pool, const Insn& insn) {
-    if (pool.id() != pool_id_) {
-      pool_id_ = pool.id();
-      slots_.assign(pool.count(), kEmpty);
-    }
-    auto index = static_cast<uint32_t>(insn.a);
-    if (index >= 65536) return nullptr;
-    if (index >= slots_.size()) slots_.resize(index + 1, kEmpty);
-    Slot& s = slots_[index];
-    // Field gets and puts share an index with different effects; invokes differ by receiver.
-    auto o = static_cast<uint8_t>(insn.opcode);
-    if (s.opcode != o) return nullptr;
-    return &s.effect;
-  }
-  void store(const Insn& insn, Effect e) {
-    auto index = static_cast<uint32_t>(insn.a);
-    if (index < slots_.size()) slots_[index] = Slot{static_cast<uint8_t>(insn.opcode), e};
-  }
-
- private:
-  struct Slot {
-    uint8_t opcode;  // the instruction the effect was computed for; 0 = none
-    Effect effect;
-  };
-  static constexpr Slot kEmpty{0, {0, 0}};
-  uint64_t pool_id_ = 0;
-  std::vector<Slot> slots_;
-};
-
-EffectCache& effect_cache() {
-  thread_local EffectCache cache;
-  return cache;
-}
-
-Result<int32_t> DepthWalker::apply(const Insn& insn, size_t index, int32_t depth) {
-  Effect e = kEffects.e[static_cast<uint8_t>(insn.opcode)];
-  if (e.pop == kVar) {
-    if (insn.opcode == op::kMultianewarray) {
-      e = Effect{static_cast<int16_t>(insn.b), 1};
-    } else if (Effect* cached = effect_cache().find(pool_, insn)) {
-      e = *cached;
-    } else {
-      auto v = variable_effect(insn, index, pool_);
-      if (!v) return v.error();
-      e = v.value();
-      effect_cache().store(insn, e);
-    }
-  }
-  if (depth < e.pop) return at_insn(insn, index, "operand stack underflow");
-  int32_t after = depth - e.pop + e.push;
-  if (after > max_) max_ = after;
-  return after;
-}
-
-// Queues the targets of a branch, jsr or switch at the depth after it. Returns whether
-// control can fall through to the next instruction.
-Result<bool> DepthWalker::successors(const Insn& insn, Kind kind, int32_t depth) {
-  if (kind == kJsr) {
-    if (depth + 1 > max_) max_ = depth + 1;
-    if (auto s = push(insn.target, depth + 1); !s) return s.error();
+// The effect of a field access or invocation from its descriptor's slots; false when the
+// descriptor cannot describe it (variable_effect then reports why).
+bool effect_from(uint8_t o, const DescriptorSlots& d, Effect& e) {
+  if (o >= op::kGetstatic && o <= op::kPutfield) {
+    int16_t receiver = (o == op::kGetfield || o == op::kPutfield) ? 1 : 0;
+    bool get = (o == op::kGetstatic || o == op::kGetfield);
+    e = get ? Effect{receiver, d.field} : Effect{static_cast<int16_t>(receiver + d.field), 0};
     return true;
   }
-  if (auto s = push(insn.target, depth); !s) return s.error();
-  if (kind == kBranch) return !ends_block(static_cast<uint8_t>(insn.opcode));  // goto(_w)
-  for (LabelId t : ir_.switches[insn.switch_index].targets) {
-    if (auto s = push(t, depth); !s) return s.error();
+  if (!d.is_method) return false;
+  int receiver = (o == op::kInvokestatic || o == op::kInvokedynamic) ? 0 : 1;
+  e = Effect{static_cast<int16_t>(d.params + receiver), d.ret};
+  return true;
+}
+
+// The effect of a field access, invocation or multianewarray: the descriptor's slots are
+// cached per pool index, since a class names the same members again and again. False when
+// the instruction is bad (variable_effect then says why).
+bool DepthWalker::variable(const Insn& insn, Effect& e) {
+  auto o = static_cast<uint8_t>(insn.opcode);
+  if (o == op::kMultianewarray) {
+    e = Effect{static_cast<int16_t>(insn.b), 1};
+    return true;
   }
-  return false;
+  auto pool_index = static_cast<uint32_t>(insn.a);
+  uint8_t resolver = o == op::kInvokedynamic ? kDynamic : kMember;
+  if (const DescriptorSlots* d = cache_.find(pool_, pool_index, resolver)) {
+    return effect_from(o, *d, e);
+  }
+  return variable_miss(insn, e);
+}
+
+// variable() for an entry not yet cached.
+bool DepthWalker::variable_miss(const Insn& insn, Effect& e) {
+  auto o = static_cast<uint8_t>(insn.opcode);
+  auto pool_index = static_cast<uint32_t>(insn.a);
+  uint8_t resolver = o == op::kInvokedynamic ? kDynamic : kMember;
+  std::optional<std::string_view> desc;
+  if (resolver == kDynamic) {
+    auto ref = pool_.dynamic_ref(pool_index);
+    if (ref) desc = ref->descriptor;
+  } else {
+    desc = member_descriptor(pool_, pool_index);
+  }
+  if (!desc) return false;
+  DescriptorSlots d = slots_of(*desc, resolver);
+  cache_.store(pool_, pool_index, d);
+  return effect_from(o, d, e);
 }
 
 // Follows straight-line code from `start`, queueing branch targets.
 Status DepthWalker::walk(size_t start, int32_t depth) {
-  const auto& insns = ir_.insns;
-  for (size_t i = start; i < insns.size(); ++i) {
+  const Insn* insns = ir_.insns.data();
+  const size_t n = ir_.insns.size();
+  int32_t* label_depth = depth_.data();
+  int32_t max = max_;
+  for (size_t i = start; i < n; ++i) {
     const Insn& insn = insns[i];
-    if (depth_[i] >= 0) {
-      if (depth_[i] == depth) return Ok{};
+    uint32_t op = insn.opcode;
+    if (op == Insn::kLabel) {
+      int32_t& known = label_depth[insn.label()];
+      if (known < 0) {
+        known = depth;
+        continue;
+      }
+      max_ = max;
+      if (known == depth) return Ok{};
       return at_insn(
           insn, i,
-          "inconsistent stack depth " + std::to_string(depth_[i]) + " vs " + std::to_string(depth));
+          "inconsistent stack depth " + std::to_string(known) + " vs " + std::to_string(depth));
     }
-    depth_[i] = depth;
-    if (insn.is_label()) continue;
-    Kind kind = insn.opcode > 0xFF ? kInvalid : kEffects.kind[insn.opcode];
-    if (kind == kInvalid || (kind == kSwitch && insn.switch_index >= ir_.switches.size())) {
-      return check_shape(insn, i);  // the error
-    }
-    Effect e = kEffects.e[insn.opcode];
-    if (e.pop != kVar && depth >= e.pop) {  // the common case, without a Result
+    Kind kind = op > 0xFF ? kInvalid : kEffects.kind[op];
+    Effect e = kEffects.e[op & 0xFF];
+    if (kind == kPlain && e.pop != kVar && depth >= e.pop) {  // the common case
       depth += e.push - e.pop;
-      if (depth > max_) max_ = depth;
-    } else {
-      auto after = apply(insn, i, depth);
-      if (!after) return after.error();
-      depth = after.value();
+      max = depth > max ? depth : max;
+      continue;
     }
-    if (kind == kPlain) continue;
-    if (kind == kEnds) return Ok{};
-    auto falls = successors(insn, kind, depth);
-    if (!falls) return falls.error();
-    if (!falls.value()) return Ok{};
+    max_ = max;
+    if (auto s = step(insn, i, kind, depth); !s) return s;
+    max = max_;
+    if (depth < 0) return Ok{};  // control does not fall through
   }
   return Error::plain("code falls off the end");
 }
 
+// Everything but a plain instruction with a fixed effect: applies it to `depth` (set to -1
+// when control cannot fall through) and queues its targets.
+Status DepthWalker::step(const Insn& insn, size_t i, Kind kind, int32_t& depth) {
+  if (kind == kInvalid || (kind == kSwitch && insn.switch_index >= ir_.switches.size())) {
+    return check_shape(insn, i);  // the error
+  }
+  Effect e = kEffects.e[insn.opcode];
+  if (e.pop == kVar && !variable(insn, e)) {
+    auto v = variable_effect(insn, i, pool_);  // the error
+    if (!v) return v.error();
+    e = v.value();
+  }
+  if (depth < e.pop) return at_insn(insn, i, "operand stack underflow");
+  depth += e.push - e.pop;
+  if (depth > max_) max_ = depth;
+  if (kind == kPlain) return Ok{};
+  if (kind == kEnds) {
+    depth = -1;
+    return Ok{};
+  }
+  if (kind == kJsr) {
+    if (depth + 1 > max_) max_ = depth + 1;
+    return push(insn.target, depth + 1);
+  }
+  if (auto s = push(insn.target, depth); !s) return s;
+  if (kind == kBranch) {
+    if (ends_block(static_cast<uint8_t>(insn.opcode))) depth = -1;  // goto(_w)
+    return Ok{};
+  }
+  for (LabelId t : ir_.switches[insn.switch_index].targets) {
+    if (auto s = push(t, depth); !s) return s;
+  }
+  depth = -1;
+  return Ok{};
+}
+
 Result<uint16_t> DepthWalker::run() {
-  if (auto s = index_labels(); !s) return s.error();
   if (ir_.insns.empty()) return Error::plain("empty code");
-  depth_.assign(ir_.insns.size(), -1);
+  depth_.assign(ir_.labels.size(), -1);
   work_.clear();
   work_.emplace_back(0, 0);
   for (const TryCatch& tc : ir_.try_catches) {
@@ -386,12 +469,38 @@ Result<uint16_t> DepthWalker::run() {
   return static_cast<uint16_t>(max_);
 }
 
+// Where each label stands in the instruction list; a label placed twice or unknown is an error.
+Status index_labels(const CodeIR& ir, std::vector<uint32_t>& pos) {
+  pos.assign(ir.labels.size(), UINT32_MAX);
+  for (size_t i = 0; i < ir.insns.size(); ++i) {
+    const Insn& insn = ir.insns[i];
+    if (!insn.is_label()) continue;
+    if (insn.label() >= pos.size()) return at_insn(insn, i, "unknown label");
+    if (pos[insn.label()] != UINT32_MAX) {
+      return Error::plain("label L" + std::to_string(insn.label()) + " is placed twice");
+    }
+    pos[insn.label()] = static_cast<uint32_t>(i);
+  }
+  return Ok{};
+}
+
 }  // namespace
+
+Result<uint16_t> max_stack_depth(const CodeIR& ir, const ConstantPool& pool,
+                                 const std::vector<uint32_t>& label_pos) {
+  DepthWalker walker(ir, pool, label_pos);
+  return walker.run();
+}
 
 Result<uint16_t> compute_max_stack(const CodeIR& ir, const ConstantPool& pool,
                                    const MethodContext& ctx) {
-  DepthWalker walker(ir, pool);
-  auto r = walker.run();
+  thread_local std::vector<uint32_t> label_pos;
+  Result<uint16_t> r = Error::plain("");
+  if (auto s = index_labels(ir, label_pos); !s) {
+    r = std::move(s.error());
+  } else {
+    r = max_stack_depth(ir, pool, label_pos);
+  }
   if (!r) return std::move(r.error().in(ctx.class_name, ctx.method_id()));
   return r;
 }

@@ -7,6 +7,7 @@
 // Top entries: a frame whose locals end in Top is written with those Tops, so decoding gives
 // back the very same lists.
 #include <algorithm>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -94,12 +95,12 @@ Result<uint32_t> read_frame_body(ByteReader& in, uint8_t type, size_t type_at, F
 
 }  // namespace
 
-Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t> body,
-                                                        const Frame& initial, size_t file_offset) {
+Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& initial,
+                                   std::vector<OffsetFrame>& frames, size_t file_offset) {
   ByteReader in(body, file_offset);
+  frames.clear();
   uint16_t count = in.u2();
   if (in.failed()) return truncated(in);
-  std::vector<OffsetFrame> frames;
   frames.reserve(std::min<size_t>(count, in.remaining()));  // a frame takes at least a byte
   for (uint32_t i = 0; i < count; ++i) {
     const Frame& prev = frames.empty() ? initial : frames.back().frame;
@@ -117,6 +118,15 @@ Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t>
   if (!in.at_end()) {
     return Error::at_file(static_cast<int64_t>(in.absolute_pos()),
                           std::to_string(in.remaining()) + " trailing bytes after StackMapTable");
+  }
+  return Ok{};
+}
+
+Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t> body,
+                                                        const Frame& initial, size_t file_offset) {
+  std::vector<OffsetFrame> frames;
+  if (auto s = decode_stack_map_table_into(body, initial, frames, file_offset); !s) {
+    return s.error();
   }
   return frames;
 }
@@ -205,13 +215,12 @@ Status write_frame(ByteWriter& out, const Frame& f, const Frame& prev, uint32_t 
 
 }  // namespace
 
-Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
-                                                    const Frame& initial) {
-  if (frames.size() > 0xFFFF) return Error::plain("more than 65535 stack map frames");
-  ByteWriter out;
-  out.u2(static_cast<uint32_t>(frames.size()));
+Status write_stack_map_table(ByteWriter& out, const std::vector<OffsetFrame>& frames, size_t count,
+                             const Frame& initial) {
+  if (count > 0xFFFF) return Error::plain("more than 65535 stack map frames");
+  out.u2(static_cast<uint32_t>(count));
   const Frame* prev = &initial;
-  for (size_t i = 0; i < frames.size(); ++i) {
+  for (size_t i = 0; i < count; ++i) {
     uint32_t offset = frames[i].offset;
     if (i > 0 && frames[i - 1].offset >= offset) {
       return Error::plain("stack map frame offsets are not strictly increasing at frame " +
@@ -222,6 +231,13 @@ Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFram
     if (auto s = write_frame(out, frames[i].frame, *prev, offset - base); !s) return s.error();
     prev = &frames[i].frame;
   }
+  return Ok{};
+}
+
+Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
+                                                    const Frame& initial) {
+  ByteWriter out;
+  if (auto s = write_stack_map_table(out, frames, frames.size(), initial); !s) return s.error();
   return out.take();
 }
 
@@ -323,48 +339,59 @@ Result<VType> to_vtype(ConstantPool& pool, const ParsedType& t) {
   return VType{VTag::kObject, idx.value()};
 }
 
-Result<VType> this_type(ConstantPool& pool, std::string_view class_name,
-                        std::string_view method_name) {
-  // In a constructor `this` is uninitialized until super() or this() runs, except in
-  // Object's, which has no superclass constructor to call.
-  if (method_name == "<init>" && class_name != "java/lang/Object") {
-    return VType{VTag::kUninitializedThis, 0};
+// Entry frames by descriptor, per thread: building a method's IR and assembling it both need
+// the entry frame, every method of a class needs one, and many share a descriptor; computing
+// one costs a descriptor parse and a pool look-up per reference parameter. A frame depends on
+// the pool, the descriptor, whether the method is static, and on `this` (the class, or
+// UninitializedThis in a constructor). Since a pool only ever grows and its look-ups answer
+// the same entry for the same name once it exists, a frame stays right for as long as the
+// pool id matches; a new class (a new pool) simply overwrites the slots.
+enum class ThisKind : uint8_t { kNone, kClass, kUninitialized };
+
+struct EntryFrameCache {
+  struct Slot {
+    uint64_t pool_id = 0;
+    ThisKind kind = ThisKind::kNone;
+    std::string descriptor;
+    std::string class_name;  // only compared for ThisKind::kClass
+    Frame frame;
+  };
+  static constexpr size_t kSlots = 64;
+  Slot slots[kSlots];
+
+  Slot& slot(std::string_view descriptor, ThisKind kind) {
+    size_t h = std::hash<std::string_view>{}(descriptor) + static_cast<size_t>(kind);
+    return slots[h % kSlots];
   }
-  return to_vtype(pool, ParsedType{VTag::kObject, class_name});
-}
-
-// The entry frame of the last method seen on this thread. Building a method's IR and
-// assembling it both need the entry frame, and computing it costs pool look-ups (and on a
-// class's first look-up, indexing the whole pool); the pool id and count pin the exact pool.
-struct EntryFrameMemo {
-  uint64_t pool_id = 0;
-  uint16_t pool_count = 0;
-  uint16_t access_flags = 0;
-  std::string class_name, method_name, descriptor;
-  Frame frame;
-
-  bool matches(const ConstantPool& pool, std::string_view cls, std::string_view method,
-               std::string_view desc, uint16_t flags) const {
-    return pool_id == pool.id() && pool_count == pool.count() && access_flags == flags &&
-           descriptor == desc && method_name == method && class_name == cls;
+  static bool matches(const Slot& s, const ConstantPool& pool, std::string_view descriptor,
+                      ThisKind kind, std::string_view class_name) {
+    return s.pool_id == pool.id() && s.kind == kind && s.descriptor == descriptor &&
+           (kind != ThisKind::kClass || s.class_name == class_name);
   }
 };
 
-EntryFrameMemo& entry_frame_memo() {
-  thread_local EntryFrameMemo memo;
-  return memo;
+EntryFrameCache& entry_frame_cache() {
+  thread_local EntryFrameCache cache;
+  return cache;
 }
 
-Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_name,
-                                    std::string_view method_name, std::string_view descriptor,
-                                    uint16_t access_flags) {
+ThisKind this_kind(std::string_view class_name, std::string_view method_name,
+                   uint16_t access_flags) {
+  if ((access_flags & access::kStatic) != 0) return ThisKind::kNone;
+  // In a constructor `this` is uninitialized until super() or this() runs, except in
+  // Object's, which has no superclass constructor to call.
+  if (method_name == "<init>" && class_name != "java/lang/Object") return ThisKind::kUninitialized;
+  return ThisKind::kClass;
+}
+
+Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_name, ThisKind kind,
+                                    std::string_view descriptor) {
   auto params = parse_parameters(descriptor);
   if (!params) {
     return Error::plain("bad method descriptor " + std::string(descriptor) + ": " +
                         params.error().reason);
   }
-  bool is_static = (access_flags & access::kStatic) != 0;
-  size_t slots = is_static ? 0 : 1;
+  size_t slots = kind == ThisKind::kNone ? 0 : 1;
   for (const auto& t : params.value())
     slots += (t.tag == VTag::kLong || t.tag == VTag::kDouble) ? 2 : 1;
   // JVMS 4.3.3: the parameters, `this` included, may take at most 255 local slots.
@@ -373,8 +400,10 @@ Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_n
                         ": more than 255 parameter slots");
   }
   Frame frame;
-  if (!is_static) {
-    auto self = this_type(pool, class_name, method_name);
+  frame.locals.reserve(params->size() + 1);
+  if (kind == ThisKind::kUninitialized) frame.locals.push_back(VType{VTag::kUninitializedThis, 0});
+  if (kind == ThisKind::kClass) {
+    auto self = to_vtype(pool, ParsedType{VTag::kObject, class_name});
     if (!self) return self.error();
     frame.locals.push_back(self.value());
   }
@@ -388,22 +417,28 @@ Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_n
 
 }  // namespace
 
+Result<const Frame*> initial_frame_ref(ConstantPool& pool, std::string_view class_name,
+                                       std::string_view method_name, std::string_view descriptor,
+                                       uint16_t access_flags) {
+  ThisKind kind = this_kind(class_name, method_name, access_flags);
+  EntryFrameCache::Slot& slot = entry_frame_cache().slot(descriptor, kind);
+  if (EntryFrameCache::matches(slot, pool, descriptor, kind, class_name)) return &slot.frame;
+  auto frame = compute_initial_frame(pool, class_name, kind, descriptor);
+  if (!frame) return frame.error();
+  slot.pool_id = pool.id();
+  slot.kind = kind;
+  slot.descriptor.assign(descriptor);
+  slot.class_name.assign(kind == ThisKind::kClass ? class_name : std::string_view());
+  slot.frame = std::move(frame.value());
+  return &slot.frame;
+}
+
 Result<Frame> initial_frame(ConstantPool& pool, std::string_view class_name,
                             std::string_view method_name, std::string_view descriptor,
                             uint16_t access_flags) {
-  EntryFrameMemo& memo = entry_frame_memo();
-  if (memo.matches(pool, class_name, method_name, descriptor, access_flags)) return memo.frame;
-  auto frame = compute_initial_frame(pool, class_name, method_name, descriptor, access_flags);
-  if (!frame) return frame;
-  // Keyed by the pool state after the adds, which is what the next call will see.
-  memo.pool_id = pool.id();
-  memo.pool_count = pool.count();
-  memo.access_flags = access_flags;
-  memo.class_name = class_name;
-  memo.method_name = method_name;
-  memo.descriptor = descriptor;
-  memo.frame = frame.value();
-  return frame;
+  auto frame = initial_frame_ref(pool, class_name, method_name, descriptor, access_flags);
+  if (!frame) return frame.error();
+  return *frame.value();
 }
 
 }  // namespace duplex
