@@ -17,6 +17,7 @@
 //
 // All per-instruction state is kept in flat per-thread vectors parallel to CodeIR::insns.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -174,6 +175,7 @@ struct Scratch {
   std::vector<OffsetFrame> frames;
   std::vector<LabelId> missing;
   std::vector<CodeTypeAnnotation> annotations;
+  std::vector<uint8_t> code;  // the bytecode, written as layout goes
   Tables tables;
 };
 
@@ -205,7 +207,11 @@ class Assembler {
   Status size_and_place();
   Status place_label(const Insn& insn, size_t index, int64_t off);
   void note_label_run(size_t index, bool after_transfer);
-  uint32_t quick_size(const Insn& insn) const;
+  struct Placed {
+    uint32_t size;     // without switch padding
+    uint32_t padding;  // switch padding
+  };
+  Result<Placed> place_slow(Insn& insn, size_t i, int64_t off);
   Result<uint32_t> base_size(const Insn& insn, size_t index);
   Result<uint32_t> local_size(const Insn& insn, size_t index);
   Result<uint32_t> switch_size(const Insn& insn, size_t index);
@@ -245,7 +251,11 @@ class Assembler {
   void emit_code(CodeWriter& w) const;
   void emit_insn(CodeWriter& w, const Insn& insn, size_t index) const;
   void emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32_t disp) const;
-  void emit_local(CodeWriter& w, const Insn& insn, size_t index) const;
+  void emit_local(CodeWriter& w, const Insn& insn, uint32_t size) const;
+  void emit_plain(CodeWriter& w, const Insn& insn) const;
+  void emit_unresolved(CodeWriter& w, const Insn& insn, uint32_t size) const;
+  void emit_unresolved_switch(CodeWriter& w, const Insn& insn) const;
+  void resolve_targets();
   void emit_switch(CodeWriter& w, const Insn& insn, size_t index) const;
   Status attribute_header(ByteWriter& w, int slot, size_t length);
   Status write_locals(ByteWriter& w, int slot, const std::vector<LocalVariableEntry>& vars);
@@ -267,6 +277,7 @@ class Assembler {
   std::vector<uint32_t>& targeted_ = scratch_.targeted;     // branches and switches, by insn index
   std::vector<uint8_t>& need_frame_ = scratch_.need_frame;  // by label
   bool frames_ = false;                                     // the class needs a StackMapTable
+  bool emitted_ = false;  // scratch_.code holds the final bytecode (see layout)
   int64_t length_ = 0;
   size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
   std::vector<std::string> notes_;
@@ -329,44 +340,6 @@ Status Assembler::fix_invokeinterface_count(Insn& insn, size_t index) {
   return Ok{};
 }
 
-// base_size for the forms whose operands are plainly in range; 0 sends the others (wide
-// forms, switches, and every error) to base_size.
-uint32_t Assembler::quick_size(const Insn& insn) const {
-  if (insn.opcode > 0xFF || insn.wide) return 0;
-  const OpcodeInfo& info = opcode_info(opcode_of(insn));
-  int32_t a = insn.a;
-  switch (info.shape) {
-    case OperandShape::kNone:
-      return 1;
-    case OperandShape::kLocal:
-      return in_range(a, 0, 255) ? 2 : 0;
-    case OperandShape::kCp:
-      return in_range(a, 1, 65535) ? 3 : 0;
-    case OperandShape::kCpByte:
-      return in_range(a, 1, 255) ? 2 : in_range(a, 256, 65535) ? 3 : 0;
-    case OperandShape::kBranch:
-      return insn.target < ir_.labels.size() ? 3 : 0;
-    case OperandShape::kByte:
-      return in_range(a, insn.opcode == op::kBipush ? -128 : 0,
-                      insn.opcode == op::kBipush ? 127 : 255)
-                 ? 2
-                 : 0;
-    case OperandShape::kShort:
-      return in_range(a, -32768, 32767) ? 3 : 0;
-    case OperandShape::kIinc:
-      return in_range(a, 0, 255) && in_range(insn.b, -128, 127) ? 3 : 0;
-    case OperandShape::kInvokeInterface:
-    case OperandShape::kInvokeDynamic:
-      return in_range(a, 1, 65535) ? 5 : 0;
-    case OperandShape::kMultiANewArray:
-      return in_range(a, 1, 65535) && in_range(insn.b, 1, 255) ? 4 : 0;
-    case OperandShape::kBranchWide:
-      return insn.target < ir_.labels.size() ? 5 : 0;
-    default:
-      return 0;
-  }
-}
-
 Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   if (insn.is_label()) return 0u;
   const OpcodeInfo& info = opcode_info(opcode_of(insn));
@@ -424,6 +397,59 @@ void Assembler::note_label_run(size_t index, bool after_transfer) {
 // on the way: one pass, since an offset depends only on the instructions before it. It also
 // records the label positions and runs, the branches, and (when frames are wanted) the
 // transfers of control that no label follows.
+// How layout sizes and writes an opcode's common form, in one look-up.
+enum LayoutClass : uint8_t {
+  kLayoutNone,    // the opcode alone
+  kLayoutLocal,   // u1 local index
+  kLayoutCp,      // u2 pool index
+  kLayoutLdc,     // ldc: u1 index, or ldc_w for a larger one
+  kLayoutByte,    // newarray's u1
+  kLayoutBipush,  // s1
+  kLayoutShort,   // sipush's s2
+  kLayoutIinc,
+  kLayoutBranch,  // s2 displacement
+  kLayoutSlow,    // everything else: base_size and emit_unresolved
+};
+
+struct LayoutTable {
+  LayoutClass cls[256];
+  LayoutTable() {
+    for (int o = 0; o < 256; ++o) {
+      auto u = static_cast<uint8_t>(o);
+      switch (opcode_info(u).shape) {
+        case OperandShape::kNone:
+          cls[o] = kLayoutNone;
+          break;
+        case OperandShape::kLocal:
+          cls[o] = kLayoutLocal;
+          break;
+        case OperandShape::kCp:
+          cls[o] = kLayoutCp;
+          break;
+        case OperandShape::kCpByte:
+          cls[o] = kLayoutLdc;
+          break;
+        case OperandShape::kByte:
+          cls[o] = u == op::kBipush ? kLayoutBipush : kLayoutByte;
+          break;
+        case OperandShape::kShort:
+          cls[o] = kLayoutShort;
+          break;
+        case OperandShape::kIinc:
+          cls[o] = kLayoutIinc;
+          break;
+        case OperandShape::kBranch:
+          cls[o] = kLayoutBranch;
+          break;
+        default:
+          cls[o] = kLayoutSlow;
+          break;
+      }
+    }
+  }
+};
+const LayoutTable kLayout;  // from the constant-initialised opcode table
+
 Status Assembler::size_and_place() {
   size_t n = ir_.insns.size();
   size_.resize(n);
@@ -435,16 +461,21 @@ Status Assembler::size_and_place() {
   insert_at_.clear();
   short_branches_.clear();
   targeted_.clear();
-  // Raw pointers: the stores below are to bytes and ints, which the compiler would otherwise
-  // assume might change the vectors' own pointers.
+  std::vector<uint8_t>& code = scratch_.code;
+  if (code.size() < kMaxCodeLength + 1) code.resize(kMaxCodeLength + 1);
+  // Locals only: the stores below are to bytes, which the compiler would otherwise assume
+  // might change any member.
   Insn* insns = ir_.insns.data();
   uint32_t* sizes = size_.data();
   int32_t* offsets = offset_.data();
+  uint8_t* out = code.data();
+  const size_t label_count = ir_.labels.size();
   int64_t off = 0;
   bool transfer = false;  // the last instruction cannot fall through
   for (size_t i = 0; i < n; ++i) {
     Insn& insn = insns[i];
-    if (insn.is_label()) {
+    uint32_t o = insn.opcode;
+    if (o == Insn::kLabel) {
       if (auto s = place_label(insn, i, off); !s) return s;
       offsets[i] = kUnplaced;
       note_label_run(i, transfer);
@@ -452,35 +483,111 @@ Status Assembler::size_and_place() {
       continue;
     }
     if (transfer && frames_) insert_at_.push_back(i);
-    uint32_t size = quick_size(insn);
-    if (size == 0 || insn.opcode == op::kInvokeinterface) {
-      if (insn.opcode == op::kInvokeinterface) {
-        if (auto s = fix_invokeinterface_count(insn, i); !s) return s;
-      }
-      auto checked = base_size(insn, i);
-      if (!checked) return checked.error();
-      size = checked.value();
-    }
-    sizes[i] = size;
     offsets[i] = clamp_offset(off);
-    off += size;
-    uint8_t o = opcode_of(insn);
-    transfer = ends_block(o);
-    if (size >= 3 && o >= op::kIfeq) {  // the only forms with targets
-      OperandShape shape = opcode_info(o).shape;
-      if (shape == OperandShape::kBranch) {
+    // The common forms, written straight away when they fit below the limit (code past it
+    // fails after layout anyway, so it need not be written).
+    uint8_t* p = out + off;
+    bool room = off + 3 <= kMaxCodeLength;
+    LayoutClass cls = o > 0xFF || insn.wide || !room ? kLayoutSlow : kLayout.cls[o];
+    int32_t a = insn.a;
+    uint32_t size = 0;
+    switch (cls) {
+      case kLayoutNone:
+        p[0] = static_cast<uint8_t>(o);
+        size = 1;
+        break;
+      case kLayoutLocal:
+      case kLayoutByte:
+        if (!in_range(a, 0, 255)) break;
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = static_cast<uint8_t>(a);
+        size = 2;
+        break;
+      case kLayoutBipush:
+        if (!in_range(a, -128, 127)) break;
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = static_cast<uint8_t>(a);
+        size = 2;
+        break;
+      case kLayoutLdc:
+        if (in_range(a, 1, 255)) {
+          p[0] = static_cast<uint8_t>(o);
+          p[1] = static_cast<uint8_t>(a);
+          size = 2;
+          break;
+        }
+        if (!in_range(a, 256, 65535)) break;
+        o = op::kLdcW;
+        [[fallthrough]];
+      case kLayoutCp:
+        if (!in_range(a, 1, 65535)) break;
+        [[fallthrough]];
+      case kLayoutShort:
+        if (!in_range(a, -32768, 65535)) break;  // sipush: the range is checked below
+        if (cls == kLayoutShort && a > 32767) break;
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = static_cast<uint8_t>(a >> 8);
+        p[2] = static_cast<uint8_t>(a);
+        size = 3;
+        break;
+      case kLayoutIinc:
+        if (!in_range(a, 0, 255) || !in_range(insn.b, -128, 127)) break;
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = static_cast<uint8_t>(a);
+        p[2] = static_cast<uint8_t>(insn.b);
+        size = 3;
+        break;
+      case kLayoutBranch:
+        if (insn.target >= label_count) break;
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = p[2] = 0;  // resolve_targets writes the displacement
+        size = 3;
         short_branches_.push_back(static_cast<uint32_t>(i));
         targeted_.push_back(static_cast<uint32_t>(i));
-      } else if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
-        off += switch_padding(offsets[i]);
-        targeted_.push_back(static_cast<uint32_t>(i));
-      } else if (shape == OperandShape::kBranchWide) {
-        targeted_.push_back(static_cast<uint32_t>(i));
-      }
+        break;
+      case kLayoutSlow:
+        break;
     }
+    sizes[i] = size;
+    if (size == 0) {
+      auto placed = place_slow(insn, i, off);
+      if (!placed) return placed.error();
+      sizes[i] = placed->size;
+      size = placed->size + placed->padding;
+    }
+    off += size;
+    transfer = ends_block(static_cast<uint8_t>(o));
   }
   length_ = off;
   return Ok{};
+}
+
+// size_and_place for the forms without a quick path: sizes (and checks) the instruction and
+// writes it (short form, targets unresolved).
+Result<Assembler::Placed> Assembler::place_slow(Insn& insn, size_t i, int64_t off) {
+  if (insn.opcode == op::kInvokeinterface) {
+    if (auto s = fix_invokeinterface_count(insn, i); !s) return s.error();
+  }
+  auto checked = base_size(insn, i);
+  if (!checked) return checked.error();
+  uint32_t size = checked.value();
+  uint8_t o = opcode_of(insn);
+  OperandShape shape = opcode_info(o).shape;
+  uint32_t padding = 0;
+  if (shape == OperandShape::kBranch) {
+    short_branches_.push_back(static_cast<uint32_t>(i));
+    targeted_.push_back(static_cast<uint32_t>(i));
+  } else if (shape == OperandShape::kTableSwitch || shape == OperandShape::kLookupSwitch) {
+    padding = switch_padding(off);
+    targeted_.push_back(static_cast<uint32_t>(i));
+  } else if (shape == OperandShape::kBranchWide) {
+    targeted_.push_back(static_cast<uint32_t>(i));
+  }
+  if (off + size + padding <= kMaxCodeLength) {
+    CodeWriter w{scratch_.code.data() + off};
+    emit_unresolved(w, insn, size);
+  }
+  return Placed{size, padding};
 }
 
 Status Assembler::place_label(const Insn& insn, size_t index, int64_t off) {
@@ -550,10 +657,45 @@ Status Assembler::layout() {
   }
   if (!placed) return placed;
   if (auto s = check_targets_placed(); !s) return s;
-  // Below 32 KiB every displacement fits s2; above 64 KiB the code fails anyway.
-  if (length_ < 32768) return Ok{};
+  // Below 32 KiB every displacement fits s2, so the code written by size_and_place only needs
+  // its targets; above 64 KiB the code fails anyway.
+  emitted_ = length_ < 32768;
+  if (emitted_) {
+    resolve_targets();
+    return Ok{};
+  }
   while (length_ <= kMaxCodeLength && widen()) place();
   return Ok{};
+}
+
+// Writes the displacements size_and_place left as zeros.
+void Assembler::resolve_targets() {
+  uint8_t* code = scratch_.code.data();
+  const int32_t* labels = label_offset_.data();
+  for (uint32_t i : targeted_) {
+    const Insn& insn = ir_.insns[i];
+    int32_t at = offset_[i];
+    CodeWriter w{code + at + 1};
+    int32_t disp = labels[insn.target] - at;
+    OperandShape shape = opcode_info(opcode_of(insn)).shape;
+    if (shape == OperandShape::kBranch) {
+      w.u2(static_cast<uint32_t>(disp));
+      continue;
+    }
+    if (shape == OperandShape::kBranchWide) {
+      w.u4(static_cast<uint32_t>(disp));
+      continue;
+    }
+    w.p += switch_padding(at);
+    w.u4(static_cast<uint32_t>(disp));
+    const SwitchTable& t = ir_.switches[insn.switch_index];
+    bool lookup = insn.opcode == op::kLookupswitch;
+    w.p += lookup ? 4 : 8;  // npairs, or low and high
+    for (LabelId target : t.targets) {
+      if (lookup) w.p += 4;  // the key
+      w.u4(static_cast<uint32_t>(labels[target] - at));
+    }
+  }
 }
 
 // ---- frames ----
@@ -846,10 +988,10 @@ void Assembler::emit_branch(CodeWriter& w, const Insn& insn, size_t index, int32
   }
 }
 
-// Loads, stores, ret and iinc: size_ already says whether the wide form was chosen.
-void Assembler::emit_local(CodeWriter& w, const Insn& insn, size_t index) const {
+// Loads, stores, ret and iinc: the size says whether the wide form was chosen.
+void Assembler::emit_local(CodeWriter& w, const Insn& insn, uint32_t size) const {
   bool iinc = insn.opcode == op::kIinc;
-  bool wide = size_[index] == (iinc ? 6u : 4u);
+  bool wide = size == (iinc ? 6u : 4u);
   if (wide) w.u1(op::kWide);
   w.u1(insn.opcode);
   if (wide) {
@@ -867,7 +1009,7 @@ void Assembler::emit_insn(CodeWriter& w, const Insn& insn, size_t index) const {
   switch (info.shape) {
     case OperandShape::kLocal:
     case OperandShape::kIinc:
-      return emit_local(w, insn, index);
+      return emit_local(w, insn, size_[index]);
     case OperandShape::kBranch:
     case OperandShape::kBranchWide: {
       int32_t disp = label_offset_[insn.target] - offset_[index];
@@ -889,6 +1031,13 @@ void Assembler::emit_insn(CodeWriter& w, const Insn& insn, size_t index) const {
     default:
       break;
   }
+  emit_plain(w, insn);
+}
+
+// The forms whose bytes are the opcode and its operands as they stand.
+void Assembler::emit_plain(CodeWriter& w, const Insn& insn) const {
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  auto a = static_cast<uint32_t>(insn.a);
   w.u1(insn.opcode);
   switch (info.shape) {
     case OperandShape::kByte:
@@ -920,6 +1069,60 @@ void Assembler::emit_insn(CodeWriter& w, const Insn& insn, size_t index) const {
 void Assembler::emit_code(CodeWriter& w) const {
   for (size_t i = 0; i < ir_.insns.size(); ++i) {
     if (!ir_.insns[i].is_label()) emit_insn(w, ir_.insns[i], i);
+  }
+}
+
+// Writes an instruction of `size` bytes in its short form, with zeros for every branch or
+// switch displacement (resolve_targets fills them in) and for switch padding.
+void Assembler::emit_unresolved(CodeWriter& w, const Insn& insn, uint32_t size) const {
+  const OpcodeInfo& info = opcode_info(opcode_of(insn));
+  auto a = static_cast<uint32_t>(insn.a);
+  switch (info.shape) {
+    case OperandShape::kNone:
+      w.u1(insn.opcode);
+      return;
+    case OperandShape::kLocal:
+    case OperandShape::kIinc:
+      return emit_local(w, insn, size);
+    case OperandShape::kBranch:
+    case OperandShape::kBranchWide:
+      w.u1(insn.opcode);
+      for (uint32_t k = 1; k < size; ++k) w.u1(0);
+      return;
+    case OperandShape::kTableSwitch:
+    case OperandShape::kLookupSwitch:
+      return emit_unresolved_switch(w, insn);
+    case OperandShape::kCpByte:
+      if (size == 3) {  // an index past 255 needs ldc_w
+        w.u1(op::kLdcW);
+        w.u2(a);
+        return;
+      }
+      break;
+    default:
+      break;
+  }
+  emit_plain(w, insn);
+}
+
+void Assembler::emit_unresolved_switch(CodeWriter& w, const Insn& insn) const {
+  const uint8_t* start = w.p;
+  const SwitchTable& t = ir_.switches[insn.switch_index];
+  w.u1(insn.opcode);
+  // The padding follows from the offset, which the writer does not know: it is written with
+  // the table, by zeros here and by resolve_targets' skip.
+  uint32_t padding = switch_padding(static_cast<int64_t>(start - scratch_.code.data()));
+  for (uint32_t p = 0; p < padding; ++p) w.u1(0);
+  w.u4(0);
+  if (insn.opcode == op::kTableswitch) {
+    w.u4(static_cast<uint32_t>(t.low));
+    w.u4(static_cast<uint32_t>(t.low + static_cast<int32_t>(t.targets.size()) - 1));
+  } else {
+    w.u4(static_cast<uint32_t>(t.targets.size()));
+  }
+  for (size_t k = 0; k < t.targets.size(); ++k) {
+    if (insn.opcode == op::kLookupswitch) w.u4(static_cast<uint32_t>(t.keys[k]));
+    w.u4(0);
   }
 }
 
@@ -991,7 +1194,12 @@ Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& 
   w.u4(static_cast<uint32_t>(length_));
   uint8_t* code = w.append(static_cast<size_t>(length_));
   CodeWriter cw{code};
-  emit_code(cw);
+  if (emitted_) {
+    std::memcpy(code, scratch_.code.data(), static_cast<size_t>(length_));
+    cw.p += length_;
+  } else {
+    emit_code(cw);
+  }
   // Sizes and emission follow the same rules; a mismatch would be a bug here, not bad input.
   if (cw.p != code + length_) return Error::plain("internal error: emitted code length differs");
   w.u2(static_cast<uint32_t>(t.exceptions.size()));
