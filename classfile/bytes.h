@@ -44,6 +44,10 @@ class ByteReader {
     return s;
   }
   void skip(size_t n) { (void)bytes(n); }
+  // The bytes not read yet (empty once a read has failed).
+  std::span<const uint8_t> rest() const {
+    return failed_ ? std::span<const uint8_t>() : data_.subspan(pos_);
+  }
 
   bool failed() const { return failed_; }
   // Offset of the first failed read (or the current position), counted from base_offset.

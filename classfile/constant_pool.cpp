@@ -10,6 +10,28 @@ bool is_wide(CpTag t) {
   return t == CpTag::kLong || t == CpTag::kDouble;
 }
 
+// A hash of text for the pool's indexes (which it never stores or shows): eight bytes per
+// step, since names are hashed for every Class and Utf8 entry an index holds.
+uint64_t text_hash(std::string_view text) {
+  const char* p = text.data();
+  size_t n = text.size();
+  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xC2B2AE3D27D4EB4FULL);
+  for (; n >= 8; n -= 8, p += 8) {
+    uint64_t w;
+    std::memcpy(&w, p, 8);
+    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
+    h ^= h >> 29;
+  }
+  if (n > 0) {
+    uint64_t w = 0;
+    std::memcpy(&w, p, n);
+    h = (h ^ w) * 0x94D049BB133111EBULL;
+  }
+  h ^= h >> 32;
+  h *= 0xD6E8FEB86659FD93ULL;
+  return h ^ (h >> 32);
+}
+
 bool is_member_ref(CpTag t) {
   return t == CpTag::kFieldref || t == CpTag::kMethodref || t == CpTag::kInterfaceMethodref;
 }
@@ -121,6 +143,7 @@ ConstantPool::ConstantPool(const ConstantPool& other)
       slots_(other.slots_),
       indexed_count_(other.indexed_count_),
       indexed_(other.indexed_),
+      scans_(other.scans_),
       class_slots_(other.class_slots_),
       class_count_(other.class_count_) {
   own_text();
@@ -137,14 +160,20 @@ void ConstantPool::own_parsed_text() {
   const char* lo = nullptr;
   const char* hi = nullptr;
   for (const CpEntry& e : entries_) {
-    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
+    if (e.tag != CpTag::kUtf8) continue;
     if (lo == nullptr) lo = e.utf8.data();
     hi = e.utf8.data() + e.utf8.size();
   }
+  own_text_span(lo, hi);
+}
+
+// The same, given the span of the texts [lo, hi) in the input.
+void ConstantPool::own_text_span(const char* lo, const char* hi) {
   parsed_text_.assign(lo, hi);
+  const char* base = parsed_text_.data();
   for (CpEntry& e : entries_) {
-    if (e.tag != CpTag::kUtf8 || e.utf8.empty()) continue;
-    e.utf8 = std::string_view(parsed_text_.data() + (e.utf8.data() - lo), e.utf8.size());
+    if (e.tag != CpTag::kUtf8) continue;
+    e.utf8 = std::string_view(base + (e.utf8.data() - lo), e.utf8.size());
   }
 }
 
@@ -171,6 +200,147 @@ uint64_t ConstantPool::Id::next() {
 }
 
 Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
+  ByteReader saved = in;
+  ConstantPool pool;
+  if (pool.parse_fast(in)) return pool;
+  in = saved;
+  return parse_checked(in);
+}
+
+namespace {
+
+uint16_t be16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+uint32_t be32(const uint8_t* p) {
+  return static_cast<uint32_t>(p[0]) << 24 | static_cast<uint32_t>(p[1]) << 16 |
+         static_cast<uint32_t>(p[2]) << 8 | p[3];
+}
+
+}  // namespace
+
+// Parses a well-formed pool straight from the bytes, with one bounds check per entry (every
+// class parsed goes through here); false on anything parse_checked would report, which then
+// parses again for the error.
+bool ConstantPool::parse_fast(ByteReader& in) {
+  std::span<const uint8_t> bytes = in.rest();
+  if (bytes.size() < 2) return false;
+  const uint8_t* p = bytes.data();
+  const uint8_t* end = p + bytes.size();
+  uint16_t count = be16(p);
+  p += 2;
+  if (count == 0) return false;
+  entries_.reserve(count + 16u);  // headroom for the first entries an edit adds
+  entries_.resize(count);
+  CpEntry* entries = entries_.data();
+  const char* text_lo = nullptr;  // the span of the Utf8 texts in the input
+  const char* text_hi = nullptr;
+  for (uint32_t i = 1; i < count; ++i) {
+    if (p >= end) return false;
+    CpEntry& e = entries[i];
+    e.tag = static_cast<CpTag>(*p);
+    size_t left = static_cast<size_t>(end - p);
+    switch (e.tag) {
+      case CpTag::kUtf8: {
+        if (left < 3 || left - 3 < be16(p + 1)) return false;
+        size_t n = be16(p + 1);
+        // A view of the input for now; own_text_span copies all texts at the end.
+        e.utf8 = std::string_view(reinterpret_cast<const char*>(p + 3), n);
+        if (text_lo == nullptr) text_lo = e.utf8.data();
+        text_hi = e.utf8.data() + n;
+        p += 3 + n;
+        break;
+      }
+      case CpTag::kInteger:
+      case CpTag::kFloat:
+        if (left < 5) return false;
+        e.bits = be32(p + 1);
+        p += 5;
+        break;
+      case CpTag::kLong:
+      case CpTag::kDouble:
+        if (left < 9 || i + 1 >= count) return false;
+        e.bits = static_cast<uint64_t>(be32(p + 1)) << 32 | be32(p + 5);
+        p += 9;
+        ++i;  // the slot after a Long or Double is unusable
+        break;
+      case CpTag::kClass:
+      case CpTag::kString:
+      case CpTag::kMethodType:
+      case CpTag::kModule:
+      case CpTag::kPackage:
+        if (left < 3) return false;
+        e.a = be16(p + 1);
+        p += 3;
+        break;
+      case CpTag::kMethodHandle:
+        if (left < 4) return false;
+        e.a = p[1];
+        e.b = be16(p + 2);
+        p += 4;
+        break;
+      case CpTag::kFieldref:
+      case CpTag::kMethodref:
+      case CpTag::kInterfaceMethodref:
+      case CpTag::kNameAndType:
+      case CpTag::kDynamic:
+      case CpTag::kInvokeDynamic:
+        if (left < 5) return false;
+        e.a = be16(p + 1);
+        e.b = be16(p + 3);
+        p += 5;
+        break;
+      default:
+        return false;
+    }
+  }
+  if (!references_sound()) return false;
+  own_text_span(text_lo, text_hi);
+  in.skip(static_cast<size_t>(p - bytes.data()));
+  return true;
+}
+
+// check_references for every entry, as a quick yes or no.
+bool ConstantPool::references_sound() const {
+  const CpEntry* entries = entries_.data();
+  size_t count = entries_.size();
+  auto tag = [&](uint16_t ref) { return ref < count ? entries[ref].tag : CpTag::kUnusable; };
+  for (size_t i = 1; i < count; ++i) {
+    const CpEntry& e = entries[i];
+    bool ok = true;
+    switch (e.tag) {
+      case CpTag::kClass:
+      case CpTag::kString:
+      case CpTag::kMethodType:
+      case CpTag::kModule:
+      case CpTag::kPackage:
+        ok = tag(e.a) == CpTag::kUtf8;
+        break;
+      case CpTag::kFieldref:
+      case CpTag::kMethodref:
+      case CpTag::kInterfaceMethodref:
+        ok = tag(e.a) == CpTag::kClass && tag(e.b) == CpTag::kNameAndType;
+        break;
+      case CpTag::kNameAndType:
+        ok = tag(e.a) == CpTag::kUtf8 && tag(e.b) == CpTag::kUtf8;
+        break;
+      case CpTag::kMethodHandle:
+        ok = e.a >= 1 && e.a <= 9 && is_member_ref(tag(e.b));
+        break;
+      case CpTag::kDynamic:
+      case CpTag::kInvokeDynamic:
+        ok = tag(e.b) == CpTag::kNameAndType;
+        break;
+      default:
+        break;
+    }
+    if (!ok) return false;
+  }
+  return true;
+}
+
+// The parse with every read checked and every problem named.
+Result<ConstantPool> ConstantPool::parse_checked(ByteReader& in) {
   ConstantPool pool;
   size_t count_at = in.absolute_pos();
   uint16_t count = in.u2();
@@ -340,7 +510,7 @@ size_t ConstantPool::hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits,
                              std::string_view utf8) {
   // Only Utf8 entries have text; the others hash their fields alone (no call into the
   // byte hash for an empty string).
-  uint64_t h = tag == CpTag::kUtf8 ? std::hash<std::string_view>{}(utf8) : 0;
+  uint64_t h = tag == CpTag::kUtf8 ? text_hash(utf8) : 0;
   h ^= (static_cast<uint64_t>(tag) << 32 | static_cast<uint64_t>(a) << 16 | b) +
        0x9E3779B97F4A7C15ULL;
   h ^= bits * 0xC2B2AE3D27D4EB4FULL;
@@ -354,7 +524,26 @@ size_t ConstantPool::hash_of(const CpEntry& e) {
   return hash_of(e.tag, e.a, e.b, e.bits, e.utf8);
 }
 
+// Before the pool has indexed its entries, the first few look-ups scan them instead: a class
+// whose code only gains an entry or two (an entry frame's parameter class, an attribute
+// name) should not pay for hashing every entry. A scan finds the same entry an index would,
+// the first with the contents.
+bool ConstantPool::scan_instead() const {
+  if (indexed_ || scans_ >= kScansBeforeIndex) return false;
+  ++scans_;
+  return true;
+}
+
 std::optional<uint16_t> ConstantPool::find(const CpEntry& e) const {
+  if (scan_instead()) {
+    for (size_t i = 1; i < entries_.size(); ++i) {
+      const CpEntry& c = entries_[i];
+      if (c.tag == e.tag && c.a == e.a && c.b == e.b && c.bits == e.bits && c.utf8 == e.utf8) {
+        return static_cast<uint16_t>(i);
+      }
+    }
+    return std::nullopt;
+  }
   build_index();
   size_t mask = slots_.size() - 1;
   for (size_t s = hash_of(e) & mask;; s = (s + 1) & mask) {
@@ -368,6 +557,13 @@ std::optional<uint16_t> ConstantPool::find(const CpEntry& e) const {
 }
 
 std::optional<uint16_t> ConstantPool::find_utf8(std::string_view text) const {
+  if (scan_instead()) {
+    for (size_t i = 1; i < entries_.size(); ++i) {
+      const CpEntry& c = entries_[i];
+      if (c.tag == CpTag::kUtf8 && c.utf8 == text) return static_cast<uint16_t>(i);
+    }
+    return std::nullopt;
+  }
   build_index();
   size_t mask = slots_.size() - 1;
   for (size_t s = hash_of(CpTag::kUtf8, 0, 0, 0, text) & mask;; s = (s + 1) & mask) {
@@ -416,7 +612,7 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   entries_.push_back(entry);
   if (entry.tag == CpTag::kUtf8) entries_.back().utf8 = added_text_.emplace_back(entry.utf8);
   if (slots == 2) entries_.emplace_back();
-  index_insert(index);
+  if (indexed_) index_insert(index);  // else the index, once built, takes it from the entries
   if (entry.tag == CpTag::kClass && !class_slots_.empty()) {
     if ((class_count_ + 1) * 2 > class_slots_.size()) {
       build_class_index();  // sized for the new entry too, which it already holds
@@ -452,7 +648,7 @@ Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
 std::optional<uint16_t> ConstantPool::find_class(std::string_view name) const {
   if (class_slots_.empty()) build_class_index();
   size_t mask = class_slots_.size() - 1;
-  for (size_t s = std::hash<std::string_view>{}(name)&mask;; s = (s + 1) & mask) {
+  for (size_t s = text_hash(name) & mask;; s = (s + 1) & mask) {
     uint16_t i = class_slots_[s];
     if (i == 0) return std::nullopt;
     if (entries_[entries_[i].a].utf8 == name) return i;
@@ -465,7 +661,7 @@ void ConstantPool::class_index_insert(uint16_t index) const {
   uint16_t name = entries_[index].a;
   if (name >= entries_.size() || entries_[name].tag != CpTag::kUtf8) return;
   size_t mask = class_slots_.size() - 1;
-  size_t s = std::hash<std::string_view>{}(entries_[name].utf8) & mask;
+  size_t s = text_hash(entries_[name].utf8) & mask;
   while (class_slots_[s] != 0) s = (s + 1) & mask;
   class_slots_[s] = index;
   ++class_count_;

@@ -125,11 +125,15 @@ class ConstantPool {
   uint64_t id() const { return id_.value; }
 
  private:
+  static Result<ConstantPool> parse_checked(ByteReader& in);
+  bool parse_fast(ByteReader& in);
+  bool references_sound() const;
   static size_t hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits, std::string_view utf8);
   static size_t hash_of(const CpEntry& e);
   std::optional<uint16_t> find(const CpEntry& e) const;
   std::optional<uint16_t> find_utf8(std::string_view text) const;
   void build_index() const;
+  bool scan_instead() const;
   void index_insert(uint16_t index) const;
   std::optional<uint16_t> find_class(std::string_view name) const;
   void build_class_index() const;
@@ -152,6 +156,7 @@ class ConstantPool {
 
   void own_text();
   void own_parsed_text();
+  void own_text_span(const char* lo, const char* hi);
 
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
@@ -166,6 +171,8 @@ class ConstantPool {
   mutable std::vector<uint16_t> slots_;
   mutable uint32_t indexed_count_ = 0;  // entries in slots_
   mutable bool indexed_ = false;
+  static constexpr uint32_t kScansBeforeIndex = 4;
+  mutable uint32_t scans_ = 0;  // look-ups answered by a scan (see scan_instead)
   // Class entries by name, the same kind of table. add_class looks here first: the entry
   // frame of every method asks for its parameters' classes, which a pool usually has
   // already, and indexing only the Class entries is far cheaper than indexing every entry.

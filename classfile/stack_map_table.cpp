@@ -332,6 +332,71 @@ Result<std::vector<ParsedType>> parse_parameters(std::string_view descriptor) {
   return out;
 }
 
+// One field type of `desc` at `pos` as parse_field_type reads it, without building an error:
+// false wherever parse_field_type fails.
+bool quick_field_type(std::string_view desc, size_t& pos, ParsedType& t) {
+  size_t start = pos;
+  while (pos < desc.size() && desc[pos] == '[') ++pos;
+  if (pos - start > 255 || pos >= desc.size()) return false;
+  char c = desc[pos++];
+  switch (c) {
+    case 'Z':
+    case 'B':
+    case 'C':
+    case 'S':
+    case 'I':
+      t.tag = VTag::kInteger;
+      break;
+    case 'F':
+      t.tag = VTag::kFloat;
+      break;
+    case 'J':
+      t.tag = VTag::kLong;
+      break;
+    case 'D':
+      t.tag = VTag::kDouble;
+      break;
+    case 'L': {
+      size_t semi = desc.find(';', pos);
+      if (semi == std::string_view::npos || semi == pos) return false;
+      std::string_view name = desc.substr(pos, semi - pos);
+      for (char n : name) {
+        if (n == '.' || n == '[') return false;
+      }
+      t = ParsedType{VTag::kObject, name};
+      pos = semi + 1;
+      break;
+    }
+    default:
+      return false;
+  }
+  if (pos - start > 1 && desc[start] == '[')
+    t = ParsedType{VTag::kObject, desc.substr(start, pos - start)};
+  return true;
+}
+
+// parse_parameters for a well-formed descriptor, into `out`: entry frames are computed for
+// most methods, and building Results per parameter would cost more than the parse. False
+// when parse_parameters would fail (it is then asked for the reason).
+bool quick_parameters(std::string_view d, std::vector<ParsedType>& out) {
+  out.clear();
+  if (d.empty() || d[0] != '(') return false;
+  size_t close = d.find(')');
+  if (close == std::string_view::npos) return false;
+  std::string_view ret = d.substr(close + 1);
+  ParsedType t;
+  if (ret != "V") {
+    size_t pos = 0;
+    if (!quick_field_type(ret, pos, t) || pos != ret.size()) return false;
+  }
+  std::string_view params = d.substr(0, close);
+  for (size_t pos = 1; pos < params.size();) {
+    if (!quick_field_type(params, pos, t)) return false;
+    out.push_back(t);
+  }
+  return true;
+}
+
 Result<VType> to_vtype(ConstantPool& pool, const ParsedType& t) {
   if (t.tag != VTag::kObject) return VType{t.tag, 0};
   auto idx = pool.add_class(t.class_name);
@@ -384,35 +449,37 @@ ThisKind this_kind(std::string_view class_name, std::string_view method_name,
   return ThisKind::kClass;
 }
 
-Result<Frame> compute_initial_frame(ConstantPool& pool, std::string_view class_name, ThisKind kind,
-                                    std::string_view descriptor) {
-  auto params = parse_parameters(descriptor);
-  if (!params) {
-    return Error::plain("bad method descriptor " + std::string(descriptor) + ": " +
-                        params.error().reason);
+// The entry frame, into `frame` (whose vectors keep their capacity from call to call).
+Status compute_initial_frame(ConstantPool& pool, std::string_view class_name, ThisKind kind,
+                             std::string_view descriptor, Frame& frame) {
+  thread_local std::vector<ParsedType> params;
+  if (!quick_parameters(descriptor, params)) {
+    auto failed = parse_parameters(descriptor);
+    std::string reason =
+        failed ? "internal error: descriptor parsers disagree" : std::move(failed.error().reason);
+    return Error::plain("bad method descriptor " + std::string(descriptor) + ": " + reason);
   }
   size_t slots = kind == ThisKind::kNone ? 0 : 1;
-  for (const auto& t : params.value())
-    slots += (t.tag == VTag::kLong || t.tag == VTag::kDouble) ? 2 : 1;
+  for (const auto& t : params) slots += (t.tag == VTag::kLong || t.tag == VTag::kDouble) ? 2 : 1;
   // JVMS 4.3.3: the parameters, `this` included, may take at most 255 local slots.
   if (slots > 255) {
     return Error::plain("bad method descriptor " + std::string(descriptor) +
                         ": more than 255 parameter slots");
   }
-  Frame frame;
-  frame.locals.reserve(params->size() + 1);
+  frame.locals.clear();
+  frame.stack.clear();
   if (kind == ThisKind::kUninitialized) frame.locals.push_back(VType{VTag::kUninitializedThis, 0});
   if (kind == ThisKind::kClass) {
     auto self = to_vtype(pool, ParsedType{VTag::kObject, class_name});
     if (!self) return self.error();
     frame.locals.push_back(self.value());
   }
-  for (const auto& t : params.value()) {
+  for (const auto& t : params) {
     auto v = to_vtype(pool, t);
     if (!v) return v.error();
     frame.locals.push_back(v.value());
   }
-  return frame;
+  return Ok{};
 }
 
 }  // namespace
@@ -423,13 +490,14 @@ Result<const Frame*> initial_frame_ref(ConstantPool& pool, std::string_view clas
   ThisKind kind = this_kind(class_name, method_name, access_flags);
   EntryFrameCache::Slot& slot = entry_frame_cache().slot(descriptor, kind);
   if (EntryFrameCache::matches(slot, pool, descriptor, kind, class_name)) return &slot.frame;
-  auto frame = compute_initial_frame(pool, class_name, kind, descriptor);
-  if (!frame) return frame.error();
+  slot.pool_id = 0;  // until the frame is complete
+  if (auto s = compute_initial_frame(pool, class_name, kind, descriptor, slot.frame); !s) {
+    return s.error();
+  }
   slot.pool_id = pool.id();
   slot.kind = kind;
   slot.descriptor.assign(descriptor);
   slot.class_name.assign(kind == ThisKind::kClass ? class_name : std::string_view());
-  slot.frame = std::move(frame.value());
   return &slot.frame;
 }
 
