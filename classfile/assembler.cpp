@@ -1306,7 +1306,8 @@ Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
     method.attributes.push_back(Attribute{name.value(), {}, {}});
     code = &method.attributes.back();
   }
-  code->set_data(r->code_attribute);
+  code->set_data(std::move(r->code_attribute));
+  r->code_attribute.clear();
   return r;
 }
 

@@ -28,6 +28,10 @@ inline constexpr LabelId kNoLabel = 0xFFFFFFFFu;
 struct Insn {
   static constexpr uint16_t kLabel = 0x100;  // pseudo-opcode marking the position of label `a`
 
+  // User-provided, so that value-initialisation (vector::resize, Insn{}) only runs the member
+  // initialisers below and does not zero the whole object first.
+  Insn() noexcept {}
+
   uint16_t opcode = 0;  // a JVM opcode (never `wide`: see `wide`), or kLabel
   // Written with the wide prefix. The assembler adds the prefix by itself when an index or
   // increment does not fit the short form, and keeps it if it was there.
@@ -74,6 +78,8 @@ struct SwitchTable {
 };
 
 struct LabelInfo {
+  LabelInfo() noexcept {}  // user-provided: see Insn()
+
   int32_t original_offset = -1;  // where the label stood in the original method, if anywhere
   // The StackMapTable frame at this label, in list form. VType::data of an Uninitialized
   // entry is the LabelId placed just before its `new` instruction.

@@ -228,6 +228,7 @@ class Builder {
   Status decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out);
 
   Status mark(int64_t offset, bool allow_end, const char* what);
+  [[gnu::cold]] Error mark_error(int64_t offset, bool allow_end, const char* what) const;
   Status mark_branches();
   Status mark_tables();
   Status mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what);
@@ -737,14 +738,18 @@ Status Builder::check_local_vars(const std::vector<LocalVariableEntry>& vars, bo
 }
 
 Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
+  if (offset >= 0 && (offset < len_ || (offset == len_ && allow_end)) && starts_[offset]) {
+    want(static_cast<uint32_t>(offset));
+    return Ok{};
+  }
+  return mark_error(offset, allow_end, what);
+}
+
+Error Builder::mark_error(int64_t offset, bool allow_end, const char* what) const {
   if (offset < 0 || offset > len_ || (offset == len_ && !allow_end)) {
     return Error::at_code(offset, std::string(what) + " out of range");
   }
-  if (!starts_[offset]) {
-    return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
-  }
-  want(static_cast<uint32_t>(offset));
-  return Ok{};
+  return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
 }
 
 Status Builder::mark_branches() {
@@ -859,17 +864,21 @@ void Builder::assign_labels() {
 // targets become label ids on the way. The vector is sized once, exactly.
 void Builder::place_labels() {
   auto& insns = ir_.insns;
-  insns.reserve(count_ + ir_.labels.size());
+  insns.resize(count_ + ir_.labels.size());
+  Insn* out = insns.data();
+  const LabelId* at = label_at_.data();
+  const Insn* in = decoded_.data();
   for (size_t i = 0; i < count_; ++i) {
-    const Insn& d = decoded_[i];
-    LabelId here = at(static_cast<uint32_t>(d.original_offset));
-    if (here != kNoLabel) insns.push_back(Insn::make_label(here));
-    Insn& insn = insns.emplace_back(d);
-    if (insn.target != kNoLabel) insn.target = at(insn.target);
+    const Insn& d = in[i];
+    LabelId here = at[d.original_offset];
+    if (here != kNoLabel) *out++ = Insn::make_label(here);
+    *out = d;
+    if (d.target != kNoLabel) out->target = at[d.target];
+    ++out;
   }
-  if (label_at_[len_] != kNoLabel) insns.push_back(Insn::make_label(label_at_[len_]));
+  if (at[len_] != kNoLabel) *out = Insn::make_label(at[len_]);
   for (auto& table : ir_.switches) {
-    for (LabelId& t : table.targets) t = at(t);
+    for (LabelId& t : table.targets) t = at[t];
   }
 }
 

@@ -610,7 +610,9 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   }
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
-  if (entry.tag == CpTag::kUtf8) entries_.back().utf8 = added_text_.emplace_back(entry.utf8);
+  if (entry.tag == CpTag::kUtf8) {
+    entries_.back().utf8 = *added_text_.emplace_back(std::make_unique<std::string>(entry.utf8));
+  }
   if (slots == 2) entries_.emplace_back();
   if (indexed_) index_insert(index);  // else the index, once built, takes it from the entries
   if (entry.tag == CpTag::kClass && !class_slots_.empty()) {

@@ -5,7 +5,7 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -161,9 +161,10 @@ class ConstantPool {
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
   // The text of Utf8 entries: parsed ones in one buffer, added ones each in its own string
-  // (a deque never moves its elements, so views stay valid as it grows).
+  // (held by pointer, so views stay valid as the vector grows; a deque would allocate even
+  // for the many pools that never gain an entry).
   std::vector<char> parsed_text_;
-  std::deque<std::string> added_text_;
+  std::vector<std::unique_ptr<std::string>> added_text_;
   // Open-addressing hash set of entry indices (0 = empty slot), hashed by contents and
   // built on the first add; lookups compare the candidates' contents. A flat table of u2
   // costs one allocation per pool where a node-based map cost one per entry, and pools are

@@ -165,6 +165,26 @@ struct EffectTable {
 };
 constexpr EffectTable kEffects;
 
+// The walk's hot path in one look-up, indexed by the IR's opcode (0..0x100, the label
+// marker last): plain instructions with a fixed effect carry it; everything else (labels,
+// pool-dependent effects, control transfers, invalid opcodes) goes to the slow path.
+struct FastStep {
+  uint8_t pop = 0;
+  int8_t delta = 0;
+  bool plain = false;
+};
+struct FastSteps {
+  FastStep step[Insn::kLabel + 1];
+  constexpr FastSteps() : step{} {
+    for (int o = 0; o < 256; ++o) {
+      Effect e = kEffects.e[o];
+      if (kEffects.kind[o] != kPlain || e.pop == kVar) continue;
+      step[o] = FastStep{static_cast<uint8_t>(e.pop), static_cast<int8_t>(e.push - e.pop), true};
+    }
+  }
+};
+constexpr FastSteps kFastSteps;
+
 Error at_insn(const Insn& insn, size_t index, std::string reason) {
   if (insn.original_offset < 0) reason += " (inserted instruction #" + std::to_string(index) + ")";
   return Error::at_code(insn.original_offset, std::move(reason));
@@ -287,6 +307,8 @@ class DepthWalker {
   Status push(LabelId label, int32_t depth);
   Status walk(size_t start, int32_t depth);
   Status step(const Insn& insn, size_t i, Kind kind, int32_t& depth);
+  [[gnu::noinline]] bool slow_step(const Insn& insn, size_t i, int32_t& depth);
+  Error error_;  // what slow_step failed with
   bool variable(const Insn& insn, Effect& e);
   [[gnu::noinline]] bool variable_miss(const Insn& insn, Effect& e);
 
@@ -388,31 +410,49 @@ Status DepthWalker::walk(size_t start, int32_t depth) {
   for (size_t i = start; i < n; ++i) {
     const Insn& insn = insns[i];
     uint32_t op = insn.opcode;
-    if (op == Insn::kLabel) {
-      int32_t& known = label_depth[insn.label()];
-      if (known < 0) {
-        known = depth;
-        continue;
-      }
-      max_ = max;
-      if (known == depth) return Ok{};
-      return at_insn(
-          insn, i,
-          "inconsistent stack depth " + std::to_string(known) + " vs " + std::to_string(depth));
+    FastStep fast = op < Insn::kLabel ? kFastSteps.step[op] : FastStep{};
+    if (fast.plain && depth >= fast.pop) {  // the common case
+      depth += fast.delta;
+      max = depth > max ? depth : max;
+      continue;
     }
-    Kind kind = op > 0xFF ? kInvalid : kEffects.kind[op];
-    Effect e = kEffects.e[op & 0xFF];
-    if (kind == kPlain && e.pop != kVar && depth >= e.pop) {  // the common case
+    if (op == Insn::kLabel && label_depth[insn.label()] < 0) {
+      label_depth[insn.label()] = depth;
+      continue;
+    }
+    Effect e;
+    if (op <= 0xFF && kEffects.kind[op] == kPlain && kEffects.e[op].pop == kVar &&
+        variable(insn, e) && depth >= e.pop) {  // a field access or an invocation
       depth += e.push - e.pop;
       max = depth > max ? depth : max;
       continue;
     }
     max_ = max;
-    if (auto s = step(insn, i, kind, depth); !s) return s;
+    if (!slow_step(insn, i, depth)) return std::move(error_);
     max = max_;
-    if (depth < 0) return Ok{};  // control does not fall through
+    if (depth < 0) return Ok{};  // control does not fall through, or reached walked code
   }
   return Error::plain("code falls off the end");
+}
+
+// Everything walk's fast paths do not take; false (with error_ set) on an error.
+bool DepthWalker::slow_step(const Insn& insn, size_t i, int32_t& depth) {
+  Status s = Ok{};
+  if (insn.opcode == Insn::kLabel) {
+    int32_t known = depth_[insn.label()];
+    if (known == depth) {
+      depth = -1;  // reached code already walked
+      return true;
+    }
+    s = at_insn(
+        insn, i,
+        "inconsistent stack depth " + std::to_string(known) + " vs " + std::to_string(depth));
+  } else {
+    s = step(insn, i, insn.opcode > 0xFF ? kInvalid : kEffects.kind[insn.opcode], depth);
+  }
+  if (s) return true;
+  error_ = std::move(s.error());
+  return false;
 }
 
 // Everything but a plain instruction with a fixed effect: applies it to `depth` (set to -1
