@@ -114,13 +114,15 @@ constexpr std::string_view kNames[kNameSlots] = {"LineNumberTable",
                                                  "RuntimeVisibleTypeAnnotations",
                                                  "RuntimeInvisibleTypeAnnotations"};
 
-// The slot whose name has this length, or -1.
-int slot_by_length(size_t length) {
-  for (int slot = 0; slot < kNameSlots; ++slot) {
-    if (kNames[slot].size() == length) return slot;
+// The slot whose name has this length (the names' lengths all differ), or -1.
+struct SlotByLength {
+  int8_t slot[32];
+  constexpr SlotByLength() : slot{} {
+    for (auto& s : slot) s = -1;
+    for (int i = 0; i < kNameSlots; ++i) slot[kNames[i].size()] = static_cast<int8_t>(i);
   }
-  return -1;
-}
+};
+constexpr SlotByLength kSlotByLength;
 
 // The attribute names' indices in the last pool seen on this thread, found by one scan of
 // the pool per class (the first Utf8 of each name, 0 when absent), since every method of a
@@ -134,8 +136,8 @@ struct NameCache {
     std::fill(std::begin(index), std::end(index), uint16_t{0});
     for (uint32_t i = 1; i < pool.count(); ++i) {
       const CpEntry* e = pool.entry(i);
-      if (e == nullptr || e->tag != CpTag::kUtf8) continue;
-      int slot = slot_by_length(e->utf8.size());  // the names' lengths all differ
+      if (e == nullptr || e->tag != CpTag::kUtf8 || e->utf8.size() >= 32) continue;
+      int slot = kSlotByLength.slot[e->utf8.size()];
       if (slot >= 0 && index[slot] == 0 && e->utf8 == kNames[slot]) {
         index[slot] = static_cast<uint16_t>(i);
       }

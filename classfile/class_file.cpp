@@ -125,10 +125,15 @@ Result<ClassFile> ClassFile::parse(std::span<const uint8_t> bytes) {
     return Error::at_file(6, "unsupported class file major version " +
                                  std::to_string(cf.major_version) + " (supported: 45 to 69)");
   }
+  size_t pool_at = in.pos();
   auto pool = ConstantPool::parse(in);
   if (!pool) return pool.error();
   cf.pool = std::move(pool.value());
   cf.parsed_pool_count_ = cf.pool.count();
+  cf.parsed_pool_origin_ = cf.pool.parse_origin();
+  // The entries, after the count: writing copies them from here.
+  cf.parsed_pool_bytes_ =
+      std::span<const uint8_t>(cf.source_->data() + pool_at + 2, in.pos() - pool_at - 2);
   return parse_body(std::move(cf), in);
 }
 
@@ -177,7 +182,7 @@ Result<std::vector<uint8_t>> ClassFile::write() const {
   out.u4(kMagic);
   out.u2(minor_version);
   out.u2(major_version);
-  pool.write(out);
+  write_pool(out);
   out.u2(access_flags);
   out.u2(this_class);
   out.u2(super_class);
@@ -187,6 +192,18 @@ Result<std::vector<uint8_t>> ClassFile::write() const {
   write_members(out, methods);
   write_attributes(out, attributes);
   return out.take();
+}
+
+// Entries never change once in a pool, so the parsed ones are written as they were read and
+// only the entries added since are encoded (unless the pool was replaced altogether).
+void ClassFile::write_pool(ByteWriter& out) const {
+  if (!source_ || pool.parse_origin() != parsed_pool_origin_ || pool.count() < parsed_pool_count_) {
+    pool.write(out);
+    return;
+  }
+  out.u2(pool.count());
+  out.bytes(parsed_pool_bytes_);
+  pool.write_entries(out, parsed_pool_count_);
 }
 
 std::string ClassFile::name() const {

@@ -105,8 +105,12 @@ class ClassFile {
  private:
   static Result<ClassFile> parse_body(ClassFile cf, ByteReader& in);
 
+  void write_pool(ByteWriter& out) const;
+
   std::shared_ptr<const std::vector<uint8_t>> source_;  // keeps parsed views alive
   uint16_t parsed_pool_count_ = 0;
+  uint64_t parsed_pool_origin_ = 0;             // the pool parsed (see write_pool)
+  std::span<const uint8_t> parsed_pool_bytes_;  // its entries' bytes in source_
 };
 
 }  // namespace duplex

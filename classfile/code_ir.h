@@ -30,7 +30,7 @@ struct Insn {
 
   // User-provided, so that value-initialisation (vector::resize, Insn{}) only runs the member
   // initialisers below and does not zero the whole object first.
-  Insn() noexcept {}
+  constexpr Insn() noexcept {}
 
   uint16_t opcode = 0;  // a JVM opcode (never `wide`: see `wide`), or kLabel
   // Written with the wide prefix. The assembler adds the prefix by itself when an index or

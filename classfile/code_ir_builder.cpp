@@ -1,19 +1,24 @@
 // Builds the label-based CodeIR of a method from its Code attribute.
 //
-// Two passes over the bytecode: the first decodes every instruction into the final Insn
-// vector, with branch and switch targets held as raw offsets and every instruction start
-// recorded; the tables (exceptions, line numbers, locals, frames, type annotations) are then
-// decoded and each offset they name is checked and marked. Labels get ids in offset order, and
-// a backward in-place sweep inserts the label pseudo-instructions and turns offsets into ids.
-// Everything is kept in flat vectors indexed by offset so that building costs a few
-// allocations per method, not per instruction.
+// The IR is built for every method the rewriter looks at, so this is the fast route: one
+// table-driven pass decodes and checks the instructions, the tables are decoded straight
+// from their bytes, every offset anything names is marked in one flat array (instruction
+// start, frame, label wanted), label ids go to the marked offsets in offset order, and one
+// pass copies the instructions into the IR with the labels in place. It answers only yes or
+// no: anything it does not accept (malformed code, and the rare forms it leaves out: the wide
+// prefix, type annotations) goes to the checked builder (code_ir_checked.cpp), which builds
+// the same IR or says what is wrong. Accepting exactly what the checked builder accepts, in
+// the same order of pool additions, is this file's contract; the unit tests' malformed
+// classes and the corpus check hold it to that.
 #include <algorithm>
-#include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "classfile/attributes.h"
 #include "classfile/code_ir.h"
+#include "classfile/code_ir_checked.h"
+#include "classfile/code_rules.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
 
@@ -35,456 +40,88 @@ void MethodContext::assign(const ClassFile& cf, const Member& method) {
 
 namespace {
 
-// Marks an offset that needs a label before ids are assigned.
-constexpr LabelId kWanted = kNoLabel - 1;
+// Marks by bytecode offset (0..code length), in one word: flags and, once assigned, the id
+// of the label at the offset.
+constexpr uint32_t kStartBit = 1u << 31;  // an instruction begins here (or the code ends)
+constexpr uint32_t kFrameBit = 1u << 30;  // the StackMapTable has a frame here
+constexpr uint32_t kWantBit = 1u << 29;   // a label is needed here
+constexpr uint32_t kIdMask = kWantBit - 1;
 
-// Builder::starts_ flags, by offset.
-constexpr uint8_t kStart = 1;     // an instruction begins here
-constexpr uint8_t kHasFrame = 2;  // the StackMapTable has a frame here
-
-constexpr uint32_t tag_bit(CpTag t) {
-  return 1u << static_cast<unsigned>(t);
-}
-
-// The pool entry kinds an instruction's index may name, as HotSpot's verifiers accept them
-// for this class version (ldc of a Class from 49, of a MethodHandle or MethodType from 51;
-// invokespecial and invokestatic of an InterfaceMethodref from 52); 0 when it names none.
-constexpr uint32_t allowed_tags(uint8_t opcode, uint16_t major) {
-  switch (opcode) {
-    case op::kLdc:
-    case op::kLdcW: {
-      uint32_t t = tag_bit(CpTag::kInteger) | tag_bit(CpTag::kFloat) | tag_bit(CpTag::kString);
-      if (major >= 49) t |= tag_bit(CpTag::kClass);
-      if (major >= 51) t |= tag_bit(CpTag::kMethodHandle) | tag_bit(CpTag::kMethodType);
-      if (major >= 55) t |= tag_bit(CpTag::kDynamic);
-      return t;
-    }
-    case op::kLdc2W:
-      return tag_bit(CpTag::kLong) | tag_bit(CpTag::kDouble) |
-             (major >= 55 ? tag_bit(CpTag::kDynamic) : 0);
-    case op::kGetstatic:
-    case op::kPutstatic:
-    case op::kGetfield:
-    case op::kPutfield:
-      return tag_bit(CpTag::kFieldref);
-    case op::kInvokevirtual:
-      return tag_bit(CpTag::kMethodref);
-    case op::kInvokespecial:
-    case op::kInvokestatic:
-      return tag_bit(CpTag::kMethodref) | (major >= 52 ? tag_bit(CpTag::kInterfaceMethodref) : 0);
-    case op::kInvokeinterface:
-      return tag_bit(CpTag::kInterfaceMethodref);
-    case op::kInvokedynamic:
-      return tag_bit(CpTag::kInvokeDynamic);
-    case op::kNew:
-    case op::kAnewarray:
-    case op::kCheckcast:
-    case op::kInstanceof:
-    case op::kMultianewarray:
-      return tag_bit(CpTag::kClass);
-    default:
-      return 0;
-  }
-}
-
-// The local variable an instruction reads or writes, and its size in slots (0: none).
-struct LocalUse {
-  uint32_t index = 0;
-  uint32_t slots = 0;
-};
-
-LocalUse local_use(const Insn& insn) {
-  auto o = static_cast<uint8_t>(insn.opcode);
-  auto a = static_cast<uint32_t>(insn.a);
-  auto wide_kind = [](uint8_t kind) { return kind == 1 || kind == 3 ? 2u : 1u; };  // l, d
-  if (o >= op::kIload && o <= op::kAload) return {a, wide_kind(o - op::kIload)};
-  if (o >= op::kIload0 && o <= op::kAload3) {
-    return {(o - op::kIload0) % 4u, wide_kind(static_cast<uint8_t>((o - op::kIload0) / 4))};
-  }
-  if (o >= op::kIstore && o <= op::kAstore) return {a, wide_kind(o - op::kIstore)};
-  if (o >= op::kIstore0 && o <= op::kAstore3) {
-    return {(o - op::kIstore0) % 4u, wide_kind(static_cast<uint8_t>((o - op::kIstore0) / 4))};
-  }
-  if (o == op::kIinc || o == op::kRet) return {a, 1};
-  return {};
-}
-
-std::string tag_list(uint32_t tags) {
-  std::string out;
-  for (unsigned t = 1; t < 32; ++t) {
-    if (!(tags & (1u << t))) continue;
-    if (!out.empty()) out += " or ";
-    out += cp_tag_name(static_cast<CpTag>(t));
-  }
-  return out;
-}
-
-std::string hex(uint32_t v) {
-  static const char* kDigits = "0123456789abcdef";
-  std::string s = "0x";
-  s += kDigits[(v >> 4) & 0xF];
-  s += kDigits[v & 0xF];
-  return s;
-}
-
-bool is_type_annotation_localvar(uint8_t t) {
-  return t == 0x40 || t == 0x41;
-}
-bool is_type_annotation_catch(uint8_t t) {
-  return t == 0x42;
-}
-bool is_type_annotation_insn(uint8_t t) {
-  return t >= 0x43 && t <= 0x4B;
-}
-
-// The attributes of a Code attribute, decoded but still in offsets.
-struct RawTables {
-  std::vector<LineNumberEntry> lines;
-  std::vector<LocalVariableEntry> locals;
-  std::vector<LocalVariableEntry> local_types;
-  std::vector<OffsetFrame> frames;
-  std::vector<CodeTypeAnnotation> visible;
-  std::vector<CodeTypeAnnotation> invisible;
-
-  void clear() {
-    lines.clear();
-    locals.clear();
-    local_types.clear();
-    frames.clear();
-    visible.clear();
-    invisible.clear();
-  }
-};
-
-// The method being built, as views into its class (MethodContext would copy the strings, and
-// is only needed for an error message).
-struct MethodRef {
-  std::string_view class_name;
-  std::string_view method_name;
-  std::string_view descriptor;
-  uint16_t access_flags = 0;
-  uint16_t major_version = 0;
-
-  static MethodRef of(const ClassFile& cf, const Member& method) {
-    return MethodRef{cf.pool.class_name(cf.this_class).value_or("<unknown>"),
-                     cf.member_name(method), cf.member_descriptor(method), method.access_flags,
-                     cf.major_version};
-  }
-};
-
-// Per-thread buffers for building: the IR is built for every edited method, and these would
-// otherwise cost a dozen allocations per method. Only capacity survives between methods.
-struct Scratch {
-  CodeAttribute code;
-  RawTables tables;
-  std::vector<Insn> decoded;      // the instructions, targets still as offsets (a prefix)
-  std::vector<uint32_t> jumps;    // indices in `decoded` of branches, switches and block ends
-  std::vector<uint8_t> starts;    // by offset: kStart, kHasFrame
-  std::vector<LabelId> label_at;  // by offset 0..len: kNoLabel, kWanted, then the label id
-};
-
-Scratch& scratch() {
-  thread_local Scratch s;
-  return s;
-}
-
-class Builder {
- public:
-  Builder(ClassFile& cf, const MethodRef& m, const Attribute& attr, Scratch& scratch)
-      : cf_(cf),
-        m_(m),
-        attr_(attr),
-        code_(scratch.code),
-        t_(scratch.tables),
-        decoded_(scratch.decoded),
-        jumps_(scratch.jumps),
-        starts_(scratch.starts),
-        label_at_(scratch.label_at) {}
-
-  Result<CodeIR> run();
-
- private:
-  Status decode_instructions();
-  Status decode_one(ByteReader& in, uint32_t at, Insn& insn);
-  Status decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn);
-  Status decode_switch(ByteReader& in, uint32_t at, Insn& insn);
-  Status decode_wide(ByteReader& in, uint32_t at, Insn& insn);
-  Status read_branch(uint32_t at, int64_t target, Insn& insn);
-
-  Status check_operands() const;
-  Status check_insn_operands(const Insn& insn) const;
-  Status check_pool_ref(const Insn& insn) const;
-  [[gnu::cold]] Error pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allowed) const;
-  const CpEntry* parsed_entry(uint32_t index) const {
-    return index < cf_.parsed_pool_count() ? cf_.pool.entry(index) : nullptr;
-  }
-  bool is_parsed_utf8(uint32_t index) const {
-    const CpEntry* e = parsed_entry(index);
-    return e && e->tag == CpTag::kUtf8;
-  }
-
-  Status decode_tables();
-  Status decode_frames(const Attribute& a);
-  Status decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out);
-
-  Status mark(int64_t offset, bool allow_end, const char* what);
-  [[gnu::cold]] Error mark_error(int64_t offset, bool allow_end, const char* what) const;
-  Status mark_branches();
-  Status mark_tables();
-  Status mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what);
-  Status mark_frame_types(const Frame& f);
-  Status mark_type_annotation(const CodeTypeAnnotation& a);
-  Status check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const;
-  Status check_required_frames();
-
-  void assign_labels();
-  void place_labels();
-  void resolve_tables();
-  void resolve_local_vars(const std::vector<LocalVariableEntry>& in, std::vector<LocalVar>& out);
-  void resolve_frame_types(Frame& f);
-  void resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
-                                std::vector<CodeTypeAnnotationIR>& out);
-  LabelId at(uint32_t offset) const { return label_at_[offset]; }
-  // Marks an offset (already checked) as needing a label, counting the distinct ones.
-  void want(uint32_t offset) {
-    LabelId& l = label_at_[offset];
-    wanted_ += l != kWanted ? 1 : 0;
-    l = kWanted;
-  }
-
-  ClassFile& cf_;
-  const MethodRef& m_;
-  const Attribute& attr_;  // the Code attribute
-  CodeAttribute& code_;
-  RawTables& t_;
-  std::vector<Insn>& decoded_;
-  std::vector<uint32_t>& jumps_;
-  std::vector<uint8_t>& starts_;
-  std::vector<LabelId>& label_at_;
-  uint32_t len_ = 0;
-  size_t count_ = 0;  // instructions in decoded_
-  // The first instruction whose operands failed the quick checks of decoding, if any.
-  static constexpr size_t kNoBad = SIZE_MAX;
-  size_t first_bad_ = kNoBad;
-  CodeIR ir_;
-  size_t wanted_ = 0;  // offsets marked kWanted
-};
-
-Status Builder::read_branch(uint32_t at, int64_t target, Insn& insn) {
-  if (target < 0 || target >= len_) {
-    return Error::at_code(at, "branch target " + std::to_string(target) + " out of range");
-  }
-  insn.target = static_cast<LabelId>(target);
-  return Ok{};
-}
-
-// Switch operands: padding to a multiple of four, then the default and the table.
-Status Builder::decode_switch(ByteReader& in, uint32_t at, Insn& insn) {
-  bool nonzero_padding = false;
-  for (uint32_t i = (4 - (at + 1) % 4) % 4; i > 0; --i) nonzero_padding |= in.u1() != 0;
-  // Before version 51 the JVM refuses non-zero padding; the assembler would write zeros.
-  if (nonzero_padding && m_.major_version < 51 && !in.failed()) {
-    return Error::at_code(at, "switch padding bytes are not zero (required before version 51)");
-  }
-  int64_t dflt = at + static_cast<int64_t>(in.s4());
-  SwitchTable table;
-  int64_t count = 0;
-  if (insn.opcode == op::kTableswitch) {
-    table.low = in.s4();
-    int32_t high = in.s4();
-    if (!in.failed() && high < table.low) return Error::at_code(at, "tableswitch high < low");
-    count = static_cast<int64_t>(high) - table.low + 1;
-  } else {
-    count = in.s4();
-    if (count < 0) return Error::at_code(at, "lookupswitch with negative npairs");
-  }
-  // Bounds the allocation by the bytes actually present.
-  int64_t entry_size = insn.opcode == op::kTableswitch ? 4 : 8;
-  if (in.failed() || count * entry_size > static_cast<int64_t>(in.remaining())) {
-    return Error::at_code(at, "switch runs past the end of the code");
-  }
-  if (auto s = read_branch(at, dflt, insn); !s) return s;
-  table.targets.reserve(static_cast<size_t>(count));
-  if (insn.opcode == op::kLookupswitch) table.keys.reserve(static_cast<size_t>(count));
-  for (int64_t i = 0; i < count; ++i) {
-    if (insn.opcode == op::kLookupswitch) table.keys.push_back(in.s4());
-    int64_t target = at + static_cast<int64_t>(in.s4());
-    if (target < 0 || target >= len_) {
-      return Error::at_code(at, "switch target " + std::to_string(target) + " out of range");
-    }
-    table.targets.push_back(static_cast<LabelId>(target));
-  }
-  insn.switch_index = static_cast<uint32_t>(ir_.switches.size());
-  ir_.switches.push_back(std::move(table));
-  return Ok{};
-}
-
-// `wide` modifies the next instruction, which must be a load, store, ret or iinc.
-Status Builder::decode_wide(ByteReader& in, uint32_t at, Insn& insn) {
-  insn.opcode = in.u1();
-  insn.wide = true;
-  OperandShape shape = opcode_info(static_cast<uint8_t>(insn.opcode)).shape;
-  if (shape == OperandShape::kLocal) {
-    insn.a = in.u2();
-  } else if (shape == OperandShape::kIinc) {
-    insn.a = in.u2();
-    insn.b = in.s2();
-  } else if (!in.failed()) {
-    return Error::at_code(at, "wide prefix before " +
-                                  std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name));
-  }
-  return Ok{};
-}
-
-Status Builder::decode_operands(ByteReader& in, uint32_t at, OperandShape shape, Insn& insn) {
-  switch (shape) {
-    case OperandShape::kNone:
-      return Ok{};
-    case OperandShape::kByte:
-      insn.a = insn.opcode == op::kBipush ? static_cast<int8_t>(in.u1()) : in.u1();
-      return Ok{};
-    case OperandShape::kShort:
-      insn.a = in.s2();
-      return Ok{};
-    case OperandShape::kLocal:
-    case OperandShape::kCpByte:
-      insn.a = in.u1();
-      return Ok{};
-    case OperandShape::kIinc:
-      insn.a = in.u1();
-      insn.b = static_cast<int8_t>(in.u1());
-      return Ok{};
-    case OperandShape::kCp:
-      insn.a = in.u2();
-      return Ok{};
-    case OperandShape::kBranch: {
-      int64_t target = at + static_cast<int64_t>(in.s2());
-      return in.failed() ? Status(Ok{}) : read_branch(at, target, insn);
-    }
-    case OperandShape::kBranchWide: {
-      int64_t target = at + static_cast<int64_t>(in.s4());
-      return in.failed() ? Status(Ok{}) : read_branch(at, target, insn);
-    }
-    case OperandShape::kInvokeInterface:
-    case OperandShape::kMultiANewArray:
-      insn.a = in.u2();
-      insn.b = in.u1();
-      // The assembler writes a zero here: a non-zero byte must not come out "repaired".
-      if (shape == OperandShape::kInvokeInterface && in.u1() != 0 && !in.failed()) {
-        return Error::at_code(at, "invokeinterface's fourth operand byte is not zero");
-      }
-      return Ok{};
-    case OperandShape::kInvokeDynamic:
-      insn.a = in.u2();
-      // The JVM rejects non-zero bytes here; reassembly would zero them and so "repair" a
-      // class the JVM refuses. Refuse it too.
-      if (in.u2() != 0 && !in.failed()) {
-        return Error::at_code(at, "invokedynamic's two reserved bytes are not zero");
-      }
-      return Ok{};
-    case OperandShape::kTableSwitch:
-    case OperandShape::kLookupSwitch:
-      return decode_switch(in, at, insn);
-    case OperandShape::kWide:
-      return decode_wide(in, at, insn);
-    case OperandShape::kInvalid:
-      break;
-  }
-  return Error::at_code(at, "unknown opcode " + hex(insn.opcode));
-}
-
-Status Builder::decode_one(ByteReader& in, uint32_t at, Insn& insn) {
-  insn.opcode = in.u1();
-  insn.original_offset = static_cast<int32_t>(at);
-  OperandShape shape = opcode_info(static_cast<uint8_t>(insn.opcode)).shape;
-  if (auto s = decode_operands(in, at, shape, insn); !s) return s;
-  if (in.failed()) return Error::at_code(at, "instruction runs past the end of the code");
-  return Ok{};
-}
-
-// What check_operands looks at, by opcode: a pool index, or a local (with its size).
-struct OperandCheck {
-  bool pool[256] = {};
-  bool local[256] = {};
-  constexpr OperandCheck() {
-    for (int o = 0; o < 256; ++o) {
-      auto u = static_cast<uint8_t>(o);
-      pool[o] = allowed_tags(u, 0xFFFF) != 0;
-      local[o] = (u >= op::kIload && u <= op::kAload3) || (u >= op::kIstore && u <= op::kAstore3) ||
-                 u == op::kIinc || u == op::kRet;
-    }
-  }
-};
-constexpr OperandCheck kOperandCheck;
-
-// How the decoder reads an opcode, in one look-up. The common fixed-length forms are decoded
-// straight from the bytes; kSlow leaves the instruction to decode_one (switches, wide, the
-// longer invoke forms, undefined opcodes).
+// How the decoder reads an opcode.
 enum DecodeClass : uint8_t {
   kNoOperand,
   kImplicitLocal,  // xload_<n>, xstore_<n>: the local is in the opcode
   kLocalU1,        // xload, xstore, ret
   kIincU1,
-  kByteOperand,  // bipush (signed), newarray
-  kShortOperand,
-  kPoolU1,  // ldc
-  kPoolU2,
-  kBranch16,
-  kSlow,
+  kNewarray,
+  kBipush,
+  kSipush,
+  kLdc,        // u1 pool index
+  kPoolU2,     // u2 pool index
+  kBranch16,   // s2 displacement
+  kBranch32,   // s4 displacement
+  kInterface,  // invokeinterface
+  kDynamicCall,
+  kMultiNew,
+  kSwitch,
+  kRefuse,  // wide, undefined opcodes: the checked builder's
 };
 
 struct DecodeInfo {
-  DecodeClass cls = kSlow;
-  uint8_t length = 0;
-  uint8_t local = 0;  // kImplicitLocal: the local's index
-  uint8_t slots = 0;  // locals used: 1, or 2 for long and double
-  bool ends = false;  // ends_block
+  DecodeClass cls = kRefuse;
+  uint8_t length = 0;  // for fixed-length forms
+  uint8_t local = 0;   // kImplicitLocal: the local's index
+  uint8_t slots = 0;   // locals the instruction uses: 1, or 2 for long and double
+  bool ends = false;   // ends_block
 };
+
+DecodeClass class_of(uint8_t o, OperandShape shape, const LocalUse& use) {
+  switch (shape) {
+    case OperandShape::kNone:
+      return use.slots != 0 ? kImplicitLocal : kNoOperand;
+    case OperandShape::kLocal:
+      return kLocalU1;
+    case OperandShape::kIinc:
+      return kIincU1;
+    case OperandShape::kByte:
+      return o == op::kBipush ? kBipush : kNewarray;
+    case OperandShape::kShort:
+      return kSipush;
+    case OperandShape::kCpByte:
+      return kLdc;
+    case OperandShape::kCp:
+      return kPoolU2;
+    case OperandShape::kBranch:
+      return kBranch16;
+    case OperandShape::kBranchWide:
+      return kBranch32;
+    case OperandShape::kInvokeInterface:
+      return kInterface;
+    case OperandShape::kInvokeDynamic:
+      return kDynamicCall;
+    case OperandShape::kMultiANewArray:
+      return kMultiNew;
+    case OperandShape::kTableSwitch:
+    case OperandShape::kLookupSwitch:
+      return kSwitch;
+    default:
+      return kRefuse;
+  }
+}
 
 struct DecodeTable {
   DecodeInfo info[256];
   DecodeTable() {
-    for (int o = 0; o < 256; ++o) info[o] = make(static_cast<uint8_t>(o));
-  }
-  static DecodeInfo make(uint8_t o) {
-    const OpcodeInfo& oi = opcode_info(o);
-    DecodeInfo d;
-    d.length = oi.length;
-    d.ends = ends_block(o);
-    Insn probe = Insn::make(o);
-    LocalUse use = local_use(probe);
-    d.slots = static_cast<uint8_t>(use.slots);
-    switch (oi.shape) {
-      case OperandShape::kNone:
-        d.cls = use.slots != 0 ? kImplicitLocal : kNoOperand;
-        d.local = static_cast<uint8_t>(use.index);
-        break;
-      case OperandShape::kLocal:
-        d.cls = kLocalU1;
-        break;
-      case OperandShape::kIinc:
-        d.cls = kIincU1;
-        break;
-      case OperandShape::kByte:
-        d.cls = kByteOperand;
-        break;
-      case OperandShape::kShort:
-        d.cls = kShortOperand;
-        break;
-      case OperandShape::kCpByte:
-        d.cls = kPoolU1;
-        break;
-      case OperandShape::kCp:
-        d.cls = kPoolU2;
-        break;
-      case OperandShape::kBranch:
-        d.cls = kBranch16;
-        break;
-      default:
-        d.cls = kSlow;
-        break;
+    for (int i = 0; i < 256; ++i) {
+      auto o = static_cast<uint8_t>(i);
+      LocalUse use = local_use(Insn::make(o));
+      DecodeInfo& d = info[i];
+      d.cls = class_of(o, opcode_info(o).shape, use);
+      d.length = opcode_info(o).length;
+      d.local = static_cast<uint8_t>(use.index);
+      d.slots = static_cast<uint8_t>(use.slots);
+      d.ends = ends_block(o);
     }
-    return d;
   }
 };
 // Built at start-up from the opcode table (constant-initialised, so already there).
@@ -505,40 +142,171 @@ struct AllowedTags {
 };
 const AllowedTags kAllowedTags;
 
-// Decodes every instruction into `decoded_`, with targets still as offsets, and lists the
-// instructions later passes look at (anything with a target, and every block end). Operands
-// are checked on the way (see check_operands); a failure is only remembered, since a decoding
-// error later in the code takes precedence.
-Status Builder::decode_instructions() {
+uint16_t be16(const uint8_t* p) {
+  return static_cast<uint16_t>(p[0] << 8 | p[1]);
+}
+int32_t be32(const uint8_t* p) {
+  return static_cast<int32_t>(static_cast<uint32_t>(p[0]) << 24 |
+                              static_cast<uint32_t>(p[1]) << 16 | static_cast<uint32_t>(p[2]) << 8 |
+                              p[3]);
+}
+
+// Per-thread buffers: only their capacity survives from method to method.
+struct Scratch {
+  CodeAttribute code;
+  std::vector<uint32_t> mark;    // by offset 0..len
+  std::vector<Insn> decoded;     // a prefix: the instructions, targets still as offsets
+  std::vector<uint32_t> jumps;   // indices in `decoded` with a target, or ending a block
+  std::vector<uint32_t> wanted;  // offsets with kWantBit, in the order they were marked
+  std::vector<LineNumberEntry> lines;
+  std::vector<LocalVariableEntry> locals;
+  std::vector<LocalVariableEntry> local_types;
+  std::vector<OffsetFrame> frames;
+};
+
+Scratch& scratch() {
+  thread_local Scratch s;
+  return s;
+}
+
+class FastBuilder {
+ public:
+  FastBuilder(ClassFile& cf, const MethodRef& m, const Attribute& attr, Scratch& s, CodeIR& ir)
+      : cf_(cf), m_(m), attr_(attr), s_(s), ir_(ir) {}
+
+  // False when the method is for the checked builder.
+  bool run();
+
+ private:
+  bool decode();
+  bool decode_switch(uint32_t pos, Insn& insn, uint32_t& length);
+  bool pool_ok(uint8_t o, uint32_t index) const;
+  bool interface_count_ok(const Insn& insn) const;
+  bool tables();
+  bool line_numbers(std::span<const uint8_t> body);
+  bool local_variables(std::span<const uint8_t> body, std::vector<LocalVariableEntry>& out);
+  bool frames(const Attribute& a);
+  bool mark_all();
+  bool locals_ok(const std::vector<LocalVariableEntry>& vars, bool types) const;
+  bool frames_required() const;
+  void assign_labels();
+  void place();
+  void resolve();
+
+  // Marks an offset (an instruction start, or the end of the code if allow_end) as needing
+  // a label; false if it is neither.
+  bool want(int64_t offset, bool allow_end) {
+    if (offset < 0 || offset > len_ || (offset == len_ && !allow_end)) return false;
+    uint32_t& m = mark_[offset];
+    if (!(m & kStartBit)) return false;
+    if (!(m & kWantBit)) {
+      m |= kWantBit;
+      s_.wanted.push_back(static_cast<uint32_t>(offset));
+    }
+    return true;
+  }
+  LabelId at(uint32_t offset) const { return mark_[offset] & kIdMask; }
+  bool is_parsed_utf8(uint32_t index) const {
+    const CpEntry* e = index < parsed_ ? cf_.pool.entry(index) : nullptr;
+    return e && e->tag == CpTag::kUtf8;
+  }
+
+  ClassFile& cf_;
+  const MethodRef& m_;
+  const Attribute& attr_;
+  Scratch& s_;
+  CodeIR& ir_;
+  uint32_t len_ = 0;
+  uint32_t parsed_ = 0;  // the pool count as parsed
+  uint32_t* mark_ = nullptr;
+  size_t count_ = 0;  // instructions in s_.decoded
+};
+
+bool FastBuilder::pool_ok(uint8_t o, uint32_t index) const {
+  const CpEntry* e = index < parsed_ ? cf_.pool.entry(index) : nullptr;
+  // A Dynamic constant needs the checked builder's size check.
+  return e != nullptr && (kAllowedTags.for_major(m_.major_version)[o] & tag_bit(e->tag)) &&
+         e->tag != CpTag::kDynamic;
+}
+
+// The count operand must match the descriptor, or reassembly would "repair" it.
+bool FastBuilder::interface_count_ok(const Insn& insn) const {
+  auto m = cf_.pool.member_ref(static_cast<uint32_t>(insn.a));
+  int slots = m ? parameter_slots(m->descriptor) : -1;
+  return slots >= 0 && insn.b == slots + 1;
+}
+
+// Switch operands: padding, the default, then the table; targets stay offsets.
+bool FastBuilder::decode_switch(uint32_t pos, Insn& insn, uint32_t& length) {
+  const uint8_t* code = s_.code.code.data();
+  uint32_t p = pos + 1;
+  uint32_t padding = (4 - (pos + 1) % 4) % 4;
+  if (p + padding + 12 > len_) return false;
+  for (uint32_t i = 0; i < padding; ++i) {
+    // Before version 51 the JVM refuses non-zero padding; reassembly would write zeros.
+    if (code[p + i] != 0 && m_.major_version < 51) return false;
+  }
+  p += padding;
+  int64_t dflt = int64_t{pos} + be32(code + p);
+  SwitchTable table;
+  int64_t count = 0;
+  bool lookup = insn.opcode == op::kLookupswitch;
+  if (!lookup) {
+    table.low = be32(code + p + 4);
+    int32_t high = be32(code + p + 8);
+    if (high < table.low) return false;
+    count = int64_t{high} - table.low + 1;
+    p += 12;
+  } else {
+    count = be32(code + p + 4);
+    if (count < 0) return false;
+    p += 8;
+  }
+  int64_t entry = lookup ? 8 : 4;
+  if (count * entry > int64_t{len_} - p) return false;
+  if (dflt < 0 || dflt >= len_) return false;
+  insn.target = static_cast<LabelId>(dflt);
+  table.targets.reserve(static_cast<size_t>(count));
+  if (lookup) table.keys.reserve(static_cast<size_t>(count));
+  for (int64_t i = 0; i < count; ++i, p += static_cast<uint32_t>(entry)) {
+    if (lookup) table.keys.push_back(be32(code + p));
+    int64_t target = int64_t{pos} + be32(code + p + entry - 4);
+    if (target < 0 || target >= len_) return false;
+    table.targets.push_back(static_cast<LabelId>(target));
+  }
+  insn.switch_index = static_cast<uint32_t>(ir_.switches.size());
+  ir_.switches.push_back(std::move(table));
+  length = p - pos;
+  return true;
+}
+
+// Decodes and checks every instruction (pool references, locals), marking where each starts.
+bool FastBuilder::decode() {
+  std::vector<Insn>& decoded = s_.decoded;
+  if (decoded.size() < len_) decoded.resize(len_);  // at most one instruction per byte
+  s_.jumps.clear();
+  // Locals only in the loop: its byte and word stores could alias any member.
+  const uint8_t* code = s_.code.code.data();
   const uint32_t len = len_;
-  starts_.assign(len + 1, 0);
-  starts_[len] = kStart;  // the end position is a valid (exclusive) range end
-  if (decoded_.size() < len) decoded_.resize(len);  // at most one instruction per byte
-  jumps_.clear();
-  // Locals only in the loop: its byte stores could alias any member, which the compiler would
-  // then reload after every one.
-  uint8_t* starts = starts_.data();
-  Insn* out = decoded_.data();
-  size_t count = 0;
-  size_t first_bad = kNoBad;
-  const uint8_t* code = code_.code.data();
   const uint32_t* allowed = kAllowedTags.for_major(m_.major_version);
-  const uint32_t max_locals = code_.max_locals;
-  const uint32_t parsed = cf_.parsed_pool_count();
+  const uint32_t max_locals = s_.code.max_locals;
+  const uint32_t parsed = parsed_;
   const ConstantPool& pool = cf_.pool;
+  uint32_t* mark = mark_;
+  Insn* out = decoded.data();
+  size_t count = 0;
   for (uint32_t pos = 0; pos < len;) {
-    starts[pos] = kStart;
+    mark[pos] = kStartBit;
     uint8_t o = code[pos];
     const DecodeInfo& d = kDecode.info[o];
     Insn& insn = out[count];
-    insn = Insn{};
-    insn.opcode = o;
+    insn = Insn::make(o);
     insn.original_offset = static_cast<int32_t>(pos);
-    bool ok = true;
     uint32_t length = d.length;
-    DecodeClass cls = pos + length <= len ? d.cls : kSlow;  // truncated: decode_one reports it
+    if (d.cls != kSwitch && pos + length > len) return false;  // truncated (or length 0)
     const uint8_t* b = code + pos;
-    switch (cls) {
+    bool ok = true;
+    switch (d.cls) {
       case kNoOperand:
         break;
       case kImplicitLocal:
@@ -553,469 +321,294 @@ Status Builder::decode_instructions() {
         insn.b = static_cast<int8_t>(b[2]);
         ok = b[1] + 1u <= max_locals;
         break;
-      case kByteOperand:
-        insn.a = o == op::kBipush ? static_cast<int8_t>(b[1]) : b[1];
+      case kNewarray:
+        insn.a = b[1];
         break;
-      case kShortOperand:
-        insn.a = static_cast<int16_t>(b[1] << 8 | b[2]);
+      case kBipush:
+        insn.a = static_cast<int8_t>(b[1]);
         break;
-      case kPoolU1:
+      case kSipush:
+        insn.a = static_cast<int16_t>(be16(b + 1));
+        break;
+      case kLdc:
       case kPoolU2: {
-        uint32_t index = cls == kPoolU1 ? b[1] : static_cast<uint32_t>(b[1] << 8 | b[2]);
+        uint32_t index = d.cls == kLdc ? b[1] : be16(b + 1);
         insn.a = static_cast<int32_t>(index);
         const CpEntry* e = index < parsed ? pool.entry(index) : nullptr;
-        // A Dynamic constant needs the size check of check_pool_ref.
+        // A Dynamic constant needs the checked builder's size check.
         ok = e != nullptr && (allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
         break;
       }
-      case kBranch16: {
-        int64_t target = int64_t{pos} + static_cast<int16_t>(b[1] << 8 | b[2]);
-        if (target >= 0 && target < len) {
-          insn.target = static_cast<LabelId>(target);
-          break;
-        }
-        [[fallthrough]];  // decode_one reports it
-      }
-      case kSlow: {
-        ByteReader in(code_.code);
-        in.seek(pos);
-        insn = Insn{};
-        if (auto s = decode_one(in, pos, insn); !s) return s;
-        length = static_cast<uint32_t>(in.pos()) - pos;
-        auto so = static_cast<uint8_t>(insn.opcode);
-        ok = !(kOperandCheck.pool[so] || kOperandCheck.local[so]) || check_insn_operands(insn).ok();
+      case kBranch16:
+      case kBranch32: {
+        int64_t target =
+            int64_t{pos} + (d.cls == kBranch16 ? static_cast<int16_t>(be16(b + 1)) : be32(b + 1));
+        ok = target >= 0 && target < len;
+        insn.target = static_cast<LabelId>(target);
         break;
       }
+      case kInterface:
+        insn.a = be16(b + 1);
+        insn.b = b[3];
+        ok = b[4] == 0 && pool_ok(o, be16(b + 1)) && interface_count_ok(insn);
+        break;
+      case kDynamicCall:
+        insn.a = be16(b + 1);
+        ok = b[3] == 0 && b[4] == 0 && pool_ok(o, be16(b + 1));
+        break;
+      case kMultiNew:
+        insn.a = be16(b + 1);
+        insn.b = b[3];
+        ok = pool_ok(o, be16(b + 1));
+        break;
+      case kSwitch:
+        ok = decode_switch(pos, insn, length);
+        break;
+      case kRefuse:
+        return false;
     }
-    if (!ok && first_bad == kNoBad) first_bad = count;
-    if (insn.target != kNoLabel || kDecode.info[insn.opcode & 0xFF].ends) jumps_.push_back(count);
+    if (!ok) return false;
+    if (insn.target != kNoLabel || d.ends) s_.jumps.push_back(static_cast<uint32_t>(count));
     ++count;
     pos += length;
   }
   count_ = count;
-  first_bad_ = first_bad;
-  // The verifier rejects code whose last instruction can fall through past the end.
-  const Insn& last = out[count - 1];
-  if (!ends_block(static_cast<uint8_t>(last.opcode))) {
-    return Error::at_code(last.original_offset, "code falls off the end");
-  }
-  return Ok{};
-}
-
-// Every pool index an instruction names must be an entry of the kind the JVM accepts, in the
-// pool as parsed (the rewriter appends entries, which must not make a bad index good), and
-// every local it uses must be below max_locals, as must the parameters (the rewriter may
-// raise max_locals, which must not make a bad index good either). Decoding checked the
-// instructions quickly; the full checks run from the first one that failed, for the message.
-Status Builder::check_operands() const {
+  // The verifier rejects code whose last instruction can fall through past the end; and the
+  // parameters must fit max_locals.
+  if (!ends_block(static_cast<uint8_t>(out[count - 1].opcode))) return false;
   int params = parameter_slots(m_.descriptor);
   if (params >= 0) params += (m_.access_flags & access::kStatic) ? 0 : 1;
-  if (params > code_.max_locals) {
-    return Error::at_code(0, "the parameters take " + std::to_string(params) +
-                                 " local slots, past max_locals " +
-                                 std::to_string(code_.max_locals));
-  }
-  for (size_t i = first_bad_; i < count_; ++i) {
-    const Insn& insn = decoded_[i];
-    auto o = static_cast<uint8_t>(insn.opcode);
-    if (!kOperandCheck.pool[o] && !kOperandCheck.local[o]) continue;
-    if (auto s = check_insn_operands(insn); !s) return s;
-  }
-  return Ok{};
+  return params <= static_cast<int>(max_locals);
 }
 
-Status Builder::check_insn_operands(const Insn& insn) const {
-  if (auto s = check_pool_ref(insn); !s) return s;
-  LocalUse use = local_use(insn);
-  if (use.slots != 0 && use.index + use.slots > code_.max_locals) {
-    return Error::at_code(insn.original_offset,
-                          std::string(opcode_info(static_cast<uint8_t>(insn.opcode)).name) +
-                              " uses local " + std::to_string(use.index) + ", past max_locals " +
-                              std::to_string(code_.max_locals));
+bool FastBuilder::line_numbers(std::span<const uint8_t> body) {
+  if (body.size() < 2 || body.size() != 2 + 4 * size_t{be16(body.data())}) return false;
+  const uint8_t* p = body.data() + 2;
+  for (size_t n = be16(body.data()); n > 0; --n, p += 4) {
+    s_.lines.push_back(LineNumberEntry{be16(p), be16(p + 2)});
   }
-  return Ok{};
+  return true;
 }
 
-Status Builder::check_pool_ref(const Insn& insn) const {
-  auto o = static_cast<uint8_t>(insn.opcode);
-  uint32_t allowed = allowed_tags(o, m_.major_version);
-  if (allowed == 0) return Ok{};
-  auto index = static_cast<uint32_t>(insn.a);
-  const CpEntry* e = parsed_entry(index);
-  if (e == nullptr || !(allowed & tag_bit(e->tag))) return pool_ref_error(insn, e, allowed);
-  if (e->tag == CpTag::kDynamic) {
-    auto nt = cf_.pool.name_and_type(e->b);
-    bool wide = nt && !nt->second.empty() && (nt->second[0] == 'J' || nt->second[0] == 'D');
-    if (!nt || wide != (o == op::kLdc2W)) return pool_ref_error(insn, e, allowed);
+bool FastBuilder::local_variables(std::span<const uint8_t> body,
+                                  std::vector<LocalVariableEntry>& out) {
+  if (body.size() < 2 || body.size() != 2 + 10 * size_t{be16(body.data())}) return false;
+  const uint8_t* p = body.data() + 2;
+  for (size_t n = be16(body.data()); n > 0; --n, p += 10) {
+    out.push_back(LocalVariableEntry{be16(p), be16(p + 2), be16(p + 4), be16(p + 6), be16(p + 8)});
   }
-  if (o == op::kInvokeinterface) {
-    auto m = cf_.pool.member_ref(index);
-    int slots = m ? parameter_slots(m->descriptor) : -1;
-    if (slots < 0 || insn.b != slots + 1) {
-      return Error::at_code(
-          insn.original_offset,
-          "invokeinterface count " + std::to_string(insn.b) + " does not match its descriptor");
-    }
-  }
-  return Ok{};
+  return true;
 }
 
-// The message for a pool index check_pool_ref refused; kept out of line, since building the
-// text costs more than the check and nearly every index is good.
-Error Builder::pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allowed) const {
-  auto o = static_cast<uint8_t>(insn.opcode);
-  int64_t at = insn.original_offset;
-  std::string what = std::string(opcode_info(o).name) + " names pool #" + std::to_string(insn.a);
-  if (e == nullptr) {
-    return Error::at_code(at, what + ", not an entry of the pool (count " +
-                                  std::to_string(cf_.parsed_pool_count()) + ")");
-  }
-  if (!(allowed & tag_bit(e->tag))) {
-    return Error::at_code(at,
-                          what + " (" + cp_tag_name(e->tag) + "), expected " + tag_list(allowed));
-  }
-  return Error::at_code(at, what + " (Dynamic), of the wrong size");
-}
-
-// From version 51 the type checker is the only verifier: it needs a frame at every branch
-// target, every handler and every instruction after an unconditional jump, return, athrow
-// or switch. The assembler would compute missing frames and so "repair" such a method.
-Status Builder::check_required_frames() {
-  if (m_.major_version < 51) return Ok{};
-  for (const auto& f : t_.frames) starts_[f.offset] |= kHasFrame;  // offsets checked by mark
-  auto has = [this](uint32_t offset) { return (starts_[offset] & kHasFrame) != 0; };
-  auto missing = [](int64_t at, const std::string& what) {
-    return Error::at_code(
-        at, "no StackMapTable frame at " + what + " (required from class version 51)");
-  };
-  for (uint32_t i : jumps_) {
-    const Insn& insn = decoded_[i];
-    int64_t at = insn.original_offset;
-    if (insn.target != kNoLabel && !has(insn.target)) {
-      return missing(at, "branch target " + std::to_string(insn.target));
-    }
-    auto o = static_cast<uint8_t>(insn.opcode);
-    if (is_switch(o)) {
-      for (LabelId target : ir_.switches[insn.switch_index].targets) {
-        if (!has(target)) return missing(at, "switch target " + std::to_string(target));
-      }
-    }
-    if (ends_block(o) && i + 1 < count_) {
-      int64_t next = decoded_[i + 1].original_offset;
-      if (!has(static_cast<uint32_t>(next))) {
-        return missing(next, "the instruction after " + std::string(opcode_info(o).name));
-      }
-    }
-  }
-  for (const auto& e : code_.exception_table) {
-    if (!has(e.handler_pc)) return missing(e.handler_pc, "exception handler");
-  }
-  return Ok{};
-}
-
-// Indices the JVM's format checker validates; the rewriter copies them, and may raise
-// max_locals or grow the pool, so a bad one must be refused here rather than repaired.
-Status Builder::check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const {
-  const char* table = types ? "LocalVariableTypeTable" : "LocalVariableTable";
-  for (const auto& v : vars) {
-    if (!is_parsed_utf8(v.name_index) || !is_parsed_utf8(v.descriptor_index)) {
-      return Error::at_code(v.start_pc, std::string(table) + " entry for local " +
-                                            std::to_string(v.index) +
-                                            ": name or descriptor is not a Utf8 entry");
-    }
-    uint32_t last = v.index;
-    if (!types) {
-      std::string_view d = cf_.pool.utf8(v.descriptor_index).value_or("");
-      if (d == "J" || d == "D") ++last;
-    }
-    if (last >= code_.max_locals) {
-      return Error::at_code(v.start_pc, std::string(table) + " names local " +
-                                            std::to_string(v.index) + ", past max_locals " +
-                                            std::to_string(code_.max_locals));
-    }
-  }
-  return Ok{};
-}
-
-Status Builder::mark(int64_t offset, bool allow_end, const char* what) {
-  if (offset >= 0 && (offset < len_ || (offset == len_ && allow_end)) && starts_[offset]) {
-    want(static_cast<uint32_t>(offset));
-    return Ok{};
-  }
-  return mark_error(offset, allow_end, what);
-}
-
-Error Builder::mark_error(int64_t offset, bool allow_end, const char* what) const {
-  if (offset < 0 || offset > len_ || (offset == len_ && !allow_end)) {
-    return Error::at_code(offset, std::string(what) + " out of range");
-  }
-  return Error::at_code(offset, std::string(what) + " is not on an instruction boundary");
-}
-
-Status Builder::mark_branches() {
-  for (uint32_t i : jumps_) {
-    const Insn& insn = decoded_[i];
-    uint32_t at = static_cast<uint32_t>(insn.original_offset);
-    bool has_target = insn.target != kNoLabel;
-    if (has_target && !starts_[insn.target]) {
-      return Error::at_code(at, "branch target " + std::to_string(insn.target) +
-                                    " is in the middle of an instruction");
-    }
-    if (has_target) want(insn.target);
-    if (!is_switch(static_cast<uint8_t>(insn.opcode))) continue;
-    for (LabelId t : ir_.switches[insn.switch_index].targets) {
-      if (!starts_[t]) {
-        return Error::at_code(
-            at, "switch target " + std::to_string(t) + " is in the middle of an instruction");
-      }
-      want(t);
-    }
-  }
-  return Ok{};
-}
-
-Status Builder::mark_local_vars(const std::vector<LocalVariableEntry>& vars, const char* what) {
-  for (const auto& v : vars) {
-    if (auto s = mark(v.start_pc, false, what); !s) return s;
-    if (auto s = mark(int64_t{v.start_pc} + v.length, true, what); !s) return s;
-  }
-  return Ok{};
-}
-
-Status Builder::mark_frame_types(const Frame& f) {
-  for (const auto* list : {&f.locals, &f.stack}) {
-    for (const VType& v : *list) {
-      if (v.tag != VTag::kUninitialized) continue;
-      if (v.data >= len_ || !starts_[v.data] || code_.code[v.data] != op::kNew) {
-        return Error::at_code(v.data, "Uninitialized frame entry does not name a `new`");
-      }
-      want(v.data);
-    }
-  }
-  return Ok{};
-}
-
-Status Builder::mark_type_annotation(const CodeTypeAnnotation& a) {
-  if (is_type_annotation_localvar(a.target_type)) {
-    for (const auto& r : a.ranges) {
-      if (auto s = mark(r.start_pc, false, "type annotation range"); !s) return s;
-      if (auto s = mark(int64_t{r.start_pc} + r.length, true, "type annotation range"); !s)
-        return s;
-    }
-  } else if (is_type_annotation_catch(a.target_type)) {
-    if (a.exception_table_index >= code_.exception_table.size()) {
-      return Error::at_code(-1, "type annotation names a missing exception table entry");
-    }
-  } else if (is_type_annotation_insn(a.target_type)) {
-    return mark(a.offset, false, "type annotation offset");
-  }
-  return Ok{};
-}
-
-Status Builder::mark_tables() {
-  for (const auto& e : code_.exception_table) {
-    if (e.start_pc >= e.end_pc) return Error::at_code(e.start_pc, "empty exception range");
-    if (e.catch_type != 0) {
-      const CpEntry* c = parsed_entry(e.catch_type);
-      if (c == nullptr || c->tag != CpTag::kClass) {
-        return Error::at_code(e.handler_pc, "exception handler's catch_type #" +
-                                                std::to_string(e.catch_type) +
-                                                " is not a Class entry");
-      }
-    }
-    if (auto s = mark(e.start_pc, false, "exception range start"); !s) return s;
-    if (auto s = mark(e.end_pc, true, "exception range end"); !s) return s;
-    if (auto s = mark(e.handler_pc, false, "exception handler"); !s) return s;
-  }
-  for (const auto& l : t_.lines) {
-    if (auto s = mark(l.start_pc, false, "line number"); !s) return s;
-  }
-  if (auto s = mark_local_vars(t_.locals, "local variable range"); !s) return s;
-  if (auto s = mark_local_vars(t_.local_types, "local variable type range"); !s) return s;
-  if (auto s = check_local_vars(t_.locals, false); !s) return s;
-  if (auto s = check_local_vars(t_.local_types, true); !s) return s;
-  for (const auto& f : t_.frames) {
-    if (auto s = mark(f.offset, false, "stack map frame"); !s) return s;
-    if (auto s = mark_frame_types(f.frame); !s) return s;
-  }
-  for (const auto* list : {&t_.visible, &t_.invisible}) {
-    for (const auto& a : *list) {
-      if (auto s = mark_type_annotation(a); !s) return s;
-    }
-  }
-  return Ok{};
-}
-
-// Ids follow offsets, so labels read in code order in disassembly and tests. Every marked
-// offset is an instruction start or the end of the code.
-void Builder::assign_labels() {
-  ir_.labels.resize(wanted_);
-  LabelId next = 0;
-  auto assign = [&](uint32_t off) {
-    if (label_at_[off] != kWanted) return;
-    ir_.labels[next].original_offset = static_cast<int32_t>(off);
-    label_at_[off] = next++;
-  };
-  for (size_t i = 0; i < count_; ++i) assign(static_cast<uint32_t>(decoded_[i].original_offset));
-  assign(len_);
-}
-
-// Copies the instructions into the IR, each label just before the instruction at its offset;
-// targets become label ids on the way. The vector is sized once, exactly.
-void Builder::place_labels() {
-  auto& insns = ir_.insns;
-  insns.resize(count_ + ir_.labels.size());
-  Insn* out = insns.data();
-  const LabelId* at = label_at_.data();
-  const Insn* in = decoded_.data();
-  for (size_t i = 0; i < count_; ++i) {
-    const Insn& d = in[i];
-    LabelId here = at[d.original_offset];
-    if (here != kNoLabel) *out++ = Insn::make_label(here);
-    *out = d;
-    if (d.target != kNoLabel) out->target = at[d.target];
-    ++out;
-  }
-  if (at[len_] != kNoLabel) *out = Insn::make_label(at[len_]);
-  for (auto& table : ir_.switches) {
-    for (LabelId& t : table.targets) t = at[t];
-  }
-}
-
-void Builder::resolve_local_vars(const std::vector<LocalVariableEntry>& in,
-                                 std::vector<LocalVar>& out) {
-  out.reserve(in.size());
-  for (const auto& v : in) {
-    out.push_back(LocalVar{at(v.start_pc), at(v.start_pc + v.length), v.name_index,
-                           v.descriptor_index, v.index});
-  }
-}
-
-void Builder::resolve_frame_types(Frame& f) {
-  for (auto* list : {&f.locals, &f.stack}) {
-    for (VType& v : *list) {
-      if (v.tag == VTag::kUninitialized) v.data = at(v.data);
-    }
-  }
-}
-
-void Builder::resolve_type_annotations(std::vector<CodeTypeAnnotation>& in,
-                                       std::vector<CodeTypeAnnotationIR>& out) {
-  out.reserve(in.size());
-  for (auto& a : in) {
-    CodeTypeAnnotationIR ann;
-    if (is_type_annotation_localvar(a.target_type)) {
-      for (const auto& r : a.ranges)
-        ann.ranges.emplace_back(at(r.start_pc), at(r.start_pc + r.length));
-    } else if (is_type_annotation_insn(a.target_type)) {
-      ann.insn = at(a.offset);
-    }
-    ann.raw = std::move(a);
-    out.push_back(std::move(ann));
-  }
-}
-
-void Builder::resolve_tables() {
-  ir_.try_catches.reserve(code_.exception_table.size());
-  for (const auto& e : code_.exception_table) {
-    ir_.try_catches.push_back(
-        TryCatch{at(e.start_pc), at(e.end_pc), at(e.handler_pc), e.catch_type});
-  }
-  ir_.line_numbers.reserve(t_.lines.size());
-  for (const auto& l : t_.lines) ir_.line_numbers.push_back(LineNumber{at(l.start_pc), l.line});
-  resolve_local_vars(t_.locals, ir_.local_variables);
-  resolve_local_vars(t_.local_types, ir_.local_variable_types);
-  for (auto& f : t_.frames) {
-    resolve_frame_types(f.frame);
-    ir_.labels[at(f.offset)].frame = std::move(f.frame);
-  }
-  resolve_type_annotations(t_.visible, ir_.visible_type_annotations);
-  resolve_type_annotations(t_.invisible, ir_.invisible_type_annotations);
-}
-
-Status Builder::decode_frames(const Attribute& a) {
-  if (ir_.had_stack_map_table) return Error::at_code(-1, "more than one StackMapTable");
+bool FastBuilder::frames(const Attribute& a) {
+  if (ir_.had_stack_map_table) return false;  // more than one
   ir_.had_stack_map_table = true;
   auto initial =
       initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
-  if (!initial) return initial.error();
-  return decode_stack_map_table_into(a.data, *initial.value(), t_.frames);
+  if (!initial) return false;
+  return decode_stack_map_table_into(a.data, *initial.value(), s_.frames).ok();
 }
 
-Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out) {
-  auto annos = decode_code_type_annotations(a.data);
-  if (!annos) return annos.error();
-  for (auto& x : annos.value()) out.push_back(std::move(x));
-  return Ok{};
-}
-
-Status Builder::decode_tables() {
-  for (const Attribute& a : code_.attributes) {
-    // The JVM refuses a bad name (ClassFormatError); the assembler would drop the attribute.
-    if (!is_parsed_utf8(a.name_index)) {
-      size_t body = cf_.file_offset_of(a.data);
-      std::string why =
-          "Code attribute name #" + std::to_string(a.name_index) + " is not a Utf8 entry";
-      return body >= 6 ? Error::at_file(static_cast<int64_t>(body - 6), std::move(why))
-                       : Error::plain(std::move(why));
-    }
-    std::string_view name = cf_.attribute_name(a);
-    Status s = Ok{};
+// The attributes of the Code attribute, in their order (the entry frame, which may add pool
+// entries, is computed where the checked builder computes it).
+bool FastBuilder::tables() {
+  for (const Attribute& a : s_.code.attributes) {
+    if (!is_parsed_utf8(a.name_index)) return false;
+    std::string_view name = cf_.pool.entry(a.name_index)->utf8;
+    bool ok = true;
     if (name == "LineNumberTable") {
-      s = append_line_numbers(a.data, t_.lines);
+      ok = line_numbers(a.data);
     } else if (name == "LocalVariableTable") {
-      s = append_local_variables(a.data, t_.locals);
+      ok = local_variables(a.data, s_.locals);
     } else if (name == "LocalVariableTypeTable") {
-      s = append_local_variables(a.data, t_.local_types);
+      ok = local_variables(a.data, s_.local_types);
     } else if (name == "StackMapTable" && m_.major_version >= 50) {
       // Before version 50 the JVM ignores this attribute, so it is carried as unknown.
-      s = decode_frames(a);
-    } else if (name == "RuntimeVisibleTypeAnnotations") {
-      s = decode_type_annotations(a, t_.visible);
-    } else if (name == "RuntimeInvisibleTypeAnnotations") {
-      s = decode_type_annotations(a, t_.invisible);
+      ok = frames(a);
+    } else if (name == "RuntimeVisibleTypeAnnotations" ||
+               name == "RuntimeInvisibleTypeAnnotations") {
+      ok = false;  // rare: the checked builder relocates them
     } else {
       // Kept past this call: the view needs the Code attribute's owner.
       Attribute& kept = ir_.unknown_attributes.emplace_back(a);
       kept.owned = attr_.owned;
     }
-    if (!s) return s;
+    if (!ok) return false;
   }
-  return Ok{};
+  return true;
 }
 
-Result<CodeIR> Builder::run() {
-  if (auto s = decode_code_into(attr_, code_); !s) return s.error();
-  len_ = static_cast<uint32_t>(code_.code.size());
-  ir_.max_stack = code_.max_stack;
-  ir_.max_locals = code_.max_locals;
-  t_.clear();
-  if (auto s = decode_instructions(); !s) return s.error();
-  if (auto s = check_operands(); !s) return s.error();
-  if (auto s = decode_tables(); !s) return s.error();
-  label_at_.assign(len_ + 1, kNoLabel);
-  if (auto s = mark_branches(); !s) return s.error();
-  if (auto s = mark_tables(); !s) return s.error();
-  if (auto s = check_required_frames(); !s) return s.error();
+// Names and indices the JVM's format checker validates in the local variable tables.
+bool FastBuilder::locals_ok(const std::vector<LocalVariableEntry>& vars, bool types) const {
+  for (const auto& v : vars) {
+    if (!is_parsed_utf8(v.name_index) || !is_parsed_utf8(v.descriptor_index)) return false;
+    uint32_t last = v.index;
+    if (!types) {
+      std::string_view d = cf_.pool.entry(v.descriptor_index)->utf8;
+      if (d == "J" || d == "D") ++last;
+    }
+    if (last >= s_.code.max_locals) return false;
+  }
+  return true;
+}
+
+// Every offset named anywhere must be an instruction start (or the end, for range ends).
+bool FastBuilder::mark_all() {
+  for (uint32_t i : s_.jumps) {
+    const Insn& insn = s_.decoded[i];
+    if (insn.target != kNoLabel && !want(insn.target, false)) return false;
+    if (!is_switch(static_cast<uint8_t>(insn.opcode))) continue;
+    for (LabelId t : ir_.switches[insn.switch_index].targets) {
+      if (!want(t, false)) return false;
+    }
+  }
+  for (const auto& e : s_.code.exception_table) {
+    if (e.start_pc >= e.end_pc) return false;
+    if (e.catch_type != 0) {
+      const CpEntry* c = e.catch_type < parsed_ ? cf_.pool.entry(e.catch_type) : nullptr;
+      if (c == nullptr || c->tag != CpTag::kClass) return false;
+    }
+    if (!want(e.start_pc, false) || !want(e.end_pc, true) || !want(e.handler_pc, false)) {
+      return false;
+    }
+  }
+  for (const auto& l : s_.lines) {
+    if (!want(l.start_pc, false)) return false;
+  }
+  for (const auto* vars : {&s_.locals, &s_.local_types}) {
+    for (const auto& v : *vars) {
+      if (!want(v.start_pc, false) || !want(int64_t{v.start_pc} + v.length, true)) return false;
+    }
+  }
+  if (!locals_ok(s_.locals, false) || !locals_ok(s_.local_types, true)) return false;
+  for (const auto& f : s_.frames) {
+    if (!want(f.offset, false)) return false;
+    mark_[f.offset] |= kFrameBit;
+    for (const auto* list : {&f.frame.locals, &f.frame.stack}) {
+      for (const VType& v : *list) {
+        if (v.tag != VTag::kUninitialized) continue;
+        if (v.data >= len_ || s_.code.code[v.data] != op::kNew || !want(v.data, false)) {
+          return false;
+        }
+      }
+    }
+  }
+  return true;
+}
+
+// From version 51 a frame is needed at every branch target, handler, and instruction after
+// an unconditional transfer (the assembler would otherwise compute one and "repair" it).
+bool FastBuilder::frames_required() const {
+  if (m_.major_version < 51) return true;
+  auto has = [this](uint32_t offset) { return (mark_[offset] & kFrameBit) != 0; };
+  for (uint32_t i : s_.jumps) {
+    const Insn& insn = s_.decoded[i];
+    if (insn.target != kNoLabel && !has(insn.target)) return false;
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (is_switch(o)) {
+      for (LabelId t : ir_.switches[insn.switch_index].targets) {
+        if (!has(t)) return false;
+      }
+    }
+    if (ends_block(o) && i + 1 < count_ && !has(s_.decoded[i + 1].original_offset)) return false;
+  }
+  for (const auto& e : s_.code.exception_table) {
+    if (!has(e.handler_pc)) return false;
+  }
+  return true;
+}
+
+// Ids follow offsets, so labels read in code order in disassembly and tests.
+void FastBuilder::assign_labels() {
+  std::vector<uint32_t>& wanted = s_.wanted;
+  std::sort(wanted.begin(), wanted.end());
+  ir_.labels.resize(wanted.size());
+  for (size_t id = 0; id < wanted.size(); ++id) {
+    mark_[wanted[id]] |= static_cast<uint32_t>(id);
+    ir_.labels[id].original_offset = static_cast<int32_t>(wanted[id]);
+  }
+}
+
+// Copies the instructions into the IR, each label just before the instruction at its
+// offset; targets become label ids on the way. The vector is sized once, exactly.
+void FastBuilder::place() {
+  auto& insns = ir_.insns;
+  insns.resize(count_ + ir_.labels.size());
+  Insn* out = insns.data();
+  const uint32_t* mark = mark_;
+  const Insn* in = s_.decoded.data();
+  for (size_t i = 0; i < count_; ++i) {
+    const Insn& d = in[i];
+    uint32_t m = mark[d.original_offset];
+    if (m & kWantBit) *out++ = Insn::make_label(m & kIdMask);
+    *out = d;
+    if (d.target != kNoLabel) out->target = mark[d.target] & kIdMask;
+    ++out;
+  }
+  if (mark[len_] & kWantBit) *out = Insn::make_label(mark[len_] & kIdMask);
+  for (auto& table : ir_.switches) {
+    for (LabelId& t : table.targets) t = at(t);
+  }
+}
+
+void FastBuilder::resolve() {
+  ir_.try_catches.reserve(s_.code.exception_table.size());
+  for (const auto& e : s_.code.exception_table) {
+    ir_.try_catches.push_back(
+        TryCatch{at(e.start_pc), at(e.end_pc), at(e.handler_pc), e.catch_type});
+  }
+  ir_.line_numbers.reserve(s_.lines.size());
+  for (const auto& l : s_.lines) ir_.line_numbers.push_back(LineNumber{at(l.start_pc), l.line});
+  auto locals = [this](const std::vector<LocalVariableEntry>& in, std::vector<LocalVar>& out) {
+    out.reserve(in.size());
+    for (const auto& v : in) {
+      out.push_back(LocalVar{at(v.start_pc), at(v.start_pc + v.length), v.name_index,
+                             v.descriptor_index, v.index});
+    }
+  };
+  locals(s_.locals, ir_.local_variables);
+  locals(s_.local_types, ir_.local_variable_types);
+  for (auto& f : s_.frames) {
+    for (auto* list : {&f.frame.locals, &f.frame.stack}) {
+      for (VType& v : *list) {
+        if (v.tag == VTag::kUninitialized) v.data = at(v.data);
+      }
+    }
+    ir_.labels[at(f.offset)].frame = std::move(f.frame);
+  }
+}
+
+bool FastBuilder::run() {
+  if (!decode_code_into(attr_, s_.code).ok()) return false;
+  len_ = static_cast<uint32_t>(s_.code.code.size());
+  parsed_ = cf_.parsed_pool_count();
+  ir_.max_stack = s_.code.max_stack;
+  ir_.max_locals = s_.code.max_locals;
+  s_.mark.assign(len_ + 1, 0);
+  mark_ = s_.mark.data();
+  mark_[len_] = kStartBit;  // the end is a valid (exclusive) range end
+  s_.wanted.clear();
+  s_.lines.clear();
+  s_.locals.clear();
+  s_.local_types.clear();
+  s_.frames.clear();
+  if (!decode() || !tables() || !mark_all() || !frames_required()) return false;
   assign_labels();
-  place_labels();
-  resolve_tables();
-  return std::move(ir_);
+  place();
+  resolve();
+  return true;
 }
 
 }  // namespace
 
 Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
-  MethodRef m = MethodRef::of(cf, method);
-  auto fail = [&](Error e) {
-    return std::move(e.in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));
-  };
   const Attribute* attr = cf.find_attribute(method.attributes, "Code");
-  if (attr == nullptr) return fail(Error::plain("method has no Code attribute"));
-  Builder builder(cf, m, *attr, scratch());
-  auto ir = builder.run();
-  if (!ir) return fail(ir.error());
-  return ir;
+  if (attr != nullptr) {
+    MethodRef m = MethodRef::of(cf, method);
+    CodeIR ir;
+    if (FastBuilder(cf, m, *attr, scratch(), ir).run()) return ir;
+  }
+  return build_code_ir_checked(cf, method);
 }
 
 }  // namespace duplex

@@ -202,9 +202,12 @@ uint64_t ConstantPool::Id::next() {
 Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
   ByteReader saved = in;
   ConstantPool pool;
+  pool.origin_ = Id::next();
   if (pool.parse_fast(in)) return pool;
   in = saved;
-  return parse_checked(in);
+  auto checked = parse_checked(in);
+  if (checked) checked->origin_ = pool.origin_;
+  return checked;
 }
 
 namespace {
@@ -423,7 +426,11 @@ std::optional<std::string> ConstantPool::check_references(uint32_t i) const {
 
 void ConstantPool::write(ByteWriter& out) const {
   out.u2(count());
-  for (size_t i = 1; i < entries_.size(); ++i) {
+  write_entries(out, 1);
+}
+
+void ConstantPool::write_entries(ByteWriter& out, uint32_t first) const {
+  for (size_t i = first; i < entries_.size(); ++i) {
     const CpEntry& e = entries_[i];
     if (e.tag == CpTag::kUnusable) continue;
     out.u1(static_cast<uint8_t>(e.tag));

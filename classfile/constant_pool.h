@@ -75,6 +75,8 @@ class ConstantPool {
   // Parses constant_pool_count and the entries. Checks every cross-reference's index and tag.
   static Result<ConstantPool> parse(ByteReader& in);
   void write(ByteWriter& out) const;
+  // Writes the entries from index `first` on (without the count).
+  void write_entries(ByteWriter& out, uint32_t first) const;
 
   // constant_pool_count as written in the class file (entries + 1).
   uint16_t count() const { return static_cast<uint16_t>(entries_.size()); }
@@ -123,6 +125,9 @@ class ConstantPool {
   // moved-to pool and a new pool get a new id, and entries are only ever appended, so
   // (id(), count()) names one exact pool state.
   uint64_t id() const { return id_.value; }
+  // Identifies the parse a pool came from, so that an owner can tell its pool was not
+  // replaced since: kept when the pool moves, 0 for a copy or a pool that was not parsed.
+  uint64_t parse_origin() const { return origin_; }
 
  private:
   static Result<ConstantPool> parse_checked(ByteReader& in);
@@ -160,6 +165,7 @@ class ConstantPool {
 
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
+  uint64_t origin_ = 0;  // see parse_origin
   // The text of Utf8 entries: parsed ones in one buffer, added ones each in its own string
   // (held by pointer, so views stay valid as the vector grows; a deque would allocate even
   // for the many pools that never gain an entry).
