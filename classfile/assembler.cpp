@@ -174,7 +174,8 @@ struct Scratch {
   std::vector<LabelRun> runs;
   std::vector<size_t> insert_at;
   std::vector<uint8_t> need_frame;
-  std::vector<OffsetFrame> frames;
+  std::vector<FrameAt> frames;
+  std::vector<Frame> relocated;  // copies of frames holding Uninitialized types
   std::vector<LabelId> missing;
   std::vector<CodeTypeAnnotation> annotations;
   std::vector<uint8_t> code;  // the bytecode, written as layout goes
@@ -229,9 +230,9 @@ class Assembler {
   void insert_labels_before(const std::vector<size_t>& positions);
   bool label_trampolines();
   void mark_frame_needs();
-  Status gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out);
-  Status frame_group(const LabelRun& run, std::vector<LabelId>* missing,
-                     std::vector<OffsetFrame>* out);
+  Status gather_frames(std::vector<LabelId>* missing, std::vector<FrameAt>* out);
+  Status frame_group(const LabelRun& run, std::vector<LabelId>* missing, std::vector<FrameAt>* out);
+  Result<const Frame*> relocated(const Frame& frame);
   Status relocate_frame(Frame& frame) const;
   Status compute_frames(const std::vector<LabelId>& missing);
   Status build_stack_map(Tables& t);
@@ -281,7 +282,7 @@ class Assembler {
   bool frames_ = false;                                     // the class needs a StackMapTable
   bool emitted_ = false;  // scratch_.code holds the final bytecode (see layout)
   int64_t length_ = 0;
-  size_t frames_used_ = 0;  // entries of scratch_.frames filled for this method
+  size_t relocated_used_ = 0;  // entries of scratch_.relocated filled for this method
   std::vector<std::string> notes_;
 };
 
@@ -772,9 +773,26 @@ Status Assembler::relocate_frame(Frame& frame) const {
   return Ok{};
 }
 
+// A frame as the class file wants it: one holding Uninitialized types (which name the label
+// at their `new`) is copied with offsets in their place; others are used as they are.
+Result<const Frame*> Assembler::relocated(const Frame& frame) {
+  auto uninit = [](const VType& v) { return v.tag == VTag::kUninitialized; };
+  if (std::none_of(frame.locals.begin(), frame.locals.end(), uninit) &&
+      std::none_of(frame.stack.begin(), frame.stack.end(), uninit)) {
+    return &frame;
+  }
+  std::vector<Frame>& copies = scratch_.relocated;
+  if (relocated_used_ == copies.size()) copies.emplace_back();  // capacity reserved: no move
+  Frame& copy = copies[relocated_used_++];
+  copy.locals.assign(frame.locals.begin(), frame.locals.end());
+  copy.stack.assign(frame.stack.begin(), frame.stack.end());
+  if (auto s = relocate_frame(copy); !s) return s.error();
+  return &copy;
+}
+
 // The labels of one run share one offset: they must agree on a frame.
 Status Assembler::frame_group(const LabelRun& run, std::vector<LabelId>* missing,
-                              std::vector<OffsetFrame>* out) {
+                              std::vector<FrameAt>* out) {
   const Frame* frame = nullptr;
   // Code after a transfer needs a frame unless nothing follows the labels.
   bool needed = run.after_transfer && run.end < ir_.insns.size();
@@ -804,18 +822,21 @@ Status Assembler::frame_group(const LabelRun& run, std::vector<LabelId>* missing
     if (needed) return Error::at_code(offset_[run.end], "no frame could be computed");
     return Ok{};
   }
-  // Filled in place so the frame vectors keep their capacity from method to method.
-  if (frames_used_ == out->size()) out->emplace_back();
-  OffsetFrame& of = (*out)[frames_used_++];
-  of.offset = static_cast<uint32_t>(offset_[run.end]);
-  of.frame.locals.assign(frame->locals.begin(), frame->locals.end());
-  of.frame.stack.assign(frame->stack.begin(), frame->stack.end());
-  return relocate_frame(of.frame);
+  auto written = relocated(*frame);
+  if (!written) return written.error();
+  out->push_back(FrameAt{static_cast<uint32_t>(offset_[run.end]), written.value()});
+  return Ok{};
 }
 
 // Walks the label runs in code order; either lists labels still lacking a needed frame
 // (`missing`) or produces the frames to encode (`out`).
-Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<OffsetFrame>* out) {
+Status Assembler::gather_frames(std::vector<LabelId>* missing, std::vector<FrameAt>* out) {
+  if (out != nullptr) {
+    out->clear();
+    relocated_used_ = 0;
+    // Relocated copies are pointed to: no reallocation while gathering.
+    if (scratch_.relocated.capacity() < runs_.size()) scratch_.relocated.reserve(runs_.size());
+  }
   for (const LabelRun& run : runs_) {
     if (auto s = frame_group(run, missing, out); !s) return s;
   }
@@ -834,8 +855,7 @@ Status Assembler::build_stack_map(Tables& t) {
   // missing (inserted code) are they computed and the frames gathered again.
   std::vector<LabelId>& missing = scratch_.missing;
   missing.clear();
-  std::vector<OffsetFrame>& frames = scratch_.frames;
-  frames_used_ = 0;
+  std::vector<FrameAt>& frames = scratch_.frames;
   size_t notes_before = notes_.size();
   if (auto s = gather_frames(&missing, &frames); !s) return s;
   if (!missing.empty()) {
@@ -847,15 +867,14 @@ Status Assembler::build_stack_map(Tables& t) {
       need_frame_.resize(ir_.labels.size(), 0);
       if (auto s = layout(); !s) return s;
     }
-    frames_used_ = 0;
     notes_.resize(notes_before);
     if (auto s = gather_frames(nullptr, &frames); !s) return s;
   }
-  if (frames_used_ == 0) return Ok{};
+  if (frames.empty()) return Ok{};
   auto initial =
       initial_frame_ref(pool_, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
   if (!initial) return initial.error();
-  return write_stack_map_table(t.stack_map, frames, frames_used_, *initial.value());
+  return write_stack_map_table(t.stack_map, frames, *initial.value());
 }
 
 // ---- tables ----

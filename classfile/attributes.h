@@ -85,8 +85,12 @@ Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& i
 // Fails if offsets are not strictly increasing.
 Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
                                                     const Frame& initial);
-// The same for frames[0, count), appended to `out`.
-Status write_stack_map_table(ByteWriter& out, const std::vector<OffsetFrame>& frames, size_t count,
+// The same, appended to `out`, for frames held elsewhere.
+struct FrameAt {
+  uint32_t offset = 0;
+  const Frame* frame = nullptr;
+};
+Status write_stack_map_table(ByteWriter& out, std::span<const FrameAt> frames,
                              const Frame& initial);
 
 // The implicit frame at method entry, from the descriptor (JVMS 4.10.1.6). Adds Class

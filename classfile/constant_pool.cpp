@@ -467,23 +467,6 @@ void ConstantPool::write_entries(ByteWriter& out, uint32_t first) const {
   }
 }
 
-CpTag ConstantPool::tag(uint32_t index) const {
-  const CpEntry* e = entry(index);
-  return e ? e->tag : CpTag::kUnusable;
-}
-
-std::optional<std::string_view> ConstantPool::utf8(uint32_t index) const {
-  const CpEntry* e = entry(index);
-  if (!e || e->tag != CpTag::kUtf8) return std::nullopt;
-  return std::string_view(e->utf8);
-}
-
-std::optional<std::string_view> ConstantPool::class_name(uint32_t index) const {
-  const CpEntry* e = entry(index);
-  if (!e || e->tag != CpTag::kClass) return std::nullopt;
-  return utf8(e->a);
-}
-
 std::optional<std::pair<std::string_view, std::string_view>> ConstantPool::name_and_type(
     uint32_t index) const {
   const CpEntry* e = entry(index);

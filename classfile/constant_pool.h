@@ -85,11 +85,22 @@ class ConstantPool {
     const CpEntry& e = entries_[index];
     return e.tag == CpTag::kUnusable ? nullptr : &e;
   }
-  CpTag tag(uint32_t index) const;
+  CpTag tag(uint32_t index) const {
+    const CpEntry* e = entry(index);
+    return e ? e->tag : CpTag::kUnusable;
+  }
 
   // Checked accessors: nullopt when the index is out of range or has the wrong tag.
-  std::optional<std::string_view> utf8(uint32_t index) const;        // raw modified UTF-8
-  std::optional<std::string_view> class_name(uint32_t index) const;  // Class -> name
+  std::optional<std::string_view> utf8(uint32_t index) const {  // raw modified UTF-8
+    const CpEntry* e = entry(index);
+    if (!e || e->tag != CpTag::kUtf8) return std::nullopt;
+    return e->utf8;
+  }
+  std::optional<std::string_view> class_name(uint32_t index) const {  // Class -> name
+    const CpEntry* e = entry(index);
+    if (!e || e->tag != CpTag::kClass) return std::nullopt;
+    return utf8(e->a);
+  }
   std::optional<MemberRef> member_ref(uint32_t index) const;  // Field/Method/InterfaceMethodref
   std::optional<std::pair<std::string_view, std::string_view>> name_and_type(uint32_t index) const;
   // Invokedynamic / Dynamic: bootstrap index, name and descriptor.

@@ -166,21 +166,45 @@ struct EffectTable {
 constexpr EffectTable kEffects;
 
 // The walk's hot path in one look-up, indexed by the IR's opcode (0..0x100, the label
-// marker last): plain instructions with a fixed effect carry it; everything else (labels,
-// pool-dependent effects, control transfers, invalid opcodes) goes to the slow path.
+// marker last): how the instruction moves the walk, and its effect when fixed.
+enum FastKind : uint8_t {
+  kFastSlow,   // jsr, switches, invalid opcodes: DepthWalker::step
+  kFastPlain,  // a fixed effect, falls through
+  kFastPool,   // a field access or invocation: the effect from the descriptor
+  kFastCond,   // a conditional branch: the target and the fall-through
+  kFastGoto,   // goto, goto_w: the target only
+  kFastEnds,   // returns, athrow, ret: no successor
+  kFastLabel,
+};
 struct FastStep {
   uint8_t pop = 0;
   int8_t delta = 0;
-  bool plain = false;
+  FastKind kind = kFastSlow;
 };
 struct FastSteps {
   FastStep step[Insn::kLabel + 1];
   constexpr FastSteps() : step{} {
     for (int o = 0; o < 256; ++o) {
       Effect e = kEffects.e[o];
-      if (kEffects.kind[o] != kPlain || e.pop == kVar) continue;
-      step[o] = FastStep{static_cast<uint8_t>(e.pop), static_cast<int8_t>(e.push - e.pop), true};
+      auto pop = static_cast<uint8_t>(e.pop == kVar ? 0 : e.pop);
+      auto delta = static_cast<int8_t>(e.pop == kVar ? 0 : e.push - e.pop);
+      FastKind kind = kFastSlow;
+      switch (kEffects.kind[o]) {
+        case kPlain:
+          kind = e.pop == kVar ? (o == op::kMultianewarray ? kFastSlow : kFastPool) : kFastPlain;
+          break;
+        case kBranch:
+          kind = (o == op::kGoto || o == op::kGotoW) ? kFastGoto : kFastCond;
+          break;
+        case kEnds:
+          kind = kFastEnds;
+          break;
+        default:
+          break;
+      }
+      step[o] = FastStep{pop, delta, kind};
     }
+    step[Insn::kLabel] = FastStep{0, 0, kFastLabel};
   }
 };
 constexpr FastSteps kFastSteps;
@@ -234,17 +258,29 @@ struct DescriptorSlots {
 constexpr uint8_t kMember = 1;   // Field/Method/InterfaceMethodref
 constexpr uint8_t kDynamic = 2;  // InvokeDynamic
 
-// The descriptor of a member reference, with the checks member_ref() makes, or nullopt.
-std::optional<std::string_view> member_descriptor(const ConstantPool& pool, uint32_t index) {
+constexpr uint8_t kDescriptor = 3;  // a Utf8 entry read as a descriptor
+
+// The index of the descriptor of a member reference (or, for kDynamic, of an InvokeDynamic
+// or Dynamic entry), with the checks member_ref() or dynamic_ref() make; 0 if they fail.
+uint32_t descriptor_index(const ConstantPool& pool, uint32_t index, uint8_t resolver) {
   const CpEntry* e = pool.entry(index);
-  if (!e || !(e->tag == CpTag::kFieldref || e->tag == CpTag::kMethodref ||
-              e->tag == CpTag::kInterfaceMethodref)) {
-    return std::nullopt;
+  if (e == nullptr) return 0;
+  if (resolver == kDynamic) {
+    if (e->tag != CpTag::kDynamic && e->tag != CpTag::kInvokeDynamic) return 0;
+  } else {
+    if (e->tag != CpTag::kFieldref && e->tag != CpTag::kMethodref &&
+        e->tag != CpTag::kInterfaceMethodref) {
+      return 0;
+    }
+    const CpEntry* c = pool.entry(e->a);
+    if (!c || c->tag != CpTag::kClass || pool.tag(c->a) != CpTag::kUtf8) return 0;
   }
-  if (!pool.class_name(e->a)) return std::nullopt;
   const CpEntry* nt = pool.entry(e->b);
-  if (!nt || nt->tag != CpTag::kNameAndType || !pool.utf8(nt->a)) return std::nullopt;
-  return pool.utf8(nt->b);
+  if (!nt || nt->tag != CpTag::kNameAndType || pool.tag(nt->a) != CpTag::kUtf8 ||
+      pool.tag(nt->b) != CpTag::kUtf8) {
+    return 0;
+  }
+  return nt->b;
 }
 
 DescriptorSlots slots_of(std::string_view desc, uint8_t resolver) {
@@ -383,20 +419,22 @@ bool DepthWalker::variable(const Insn& insn, Effect& e) {
   return variable_miss(insn, e);
 }
 
-// variable() for an entry not yet cached.
+// variable() for an entry not yet cached. Its descriptor's slots are cached too (by the
+// descriptor's own index), since many members share a descriptor.
 bool DepthWalker::variable_miss(const Insn& insn, Effect& e) {
   auto o = static_cast<uint8_t>(insn.opcode);
   auto pool_index = static_cast<uint32_t>(insn.a);
   uint8_t resolver = o == op::kInvokedynamic ? kDynamic : kMember;
-  std::optional<std::string_view> desc;
-  if (resolver == kDynamic) {
-    auto ref = pool_.dynamic_ref(pool_index);
-    if (ref) desc = ref->descriptor;
+  uint32_t desc_index = descriptor_index(pool_, pool_index, resolver);
+  if (desc_index == 0) return false;
+  DescriptorSlots d;
+  if (const DescriptorSlots* known = cache_.find(pool_, desc_index, kDescriptor)) {
+    d = *known;
   } else {
-    desc = member_descriptor(pool_, pool_index);
+    d = slots_of(pool_.entry(desc_index)->utf8, kDescriptor);
+    cache_.store(pool_, desc_index, d);
   }
-  if (!desc) return false;
-  DescriptorSlots d = slots_of(*desc, resolver);
+  d.resolver = resolver;
   cache_.store(pool_, pool_index, d);
   return effect_from(o, d, e);
 }
@@ -406,29 +444,47 @@ Status DepthWalker::walk(size_t start, int32_t depth) {
   const Insn* insns = ir_.insns.data();
   const size_t n = ir_.insns.size();
   int32_t* label_depth = depth_.data();
+  const uint32_t* label_pos = label_pos_.data();
+  const size_t labels = label_pos_.size();
   int32_t max = max_;
+  // The common cases inline; anything unusual (and every error) through slow_step.
   for (size_t i = start; i < n; ++i) {
     const Insn& insn = insns[i];
     uint32_t op = insn.opcode;
-    FastStep fast = op < Insn::kLabel ? kFastSteps.step[op] : FastStep{};
-    if (fast.plain && depth >= fast.pop) {  // the common case
+    FastStep fast = op <= Insn::kLabel ? kFastSteps.step[op] : FastStep{};
+    if (fast.kind == kFastPlain && depth >= fast.pop) {
       depth += fast.delta;
       max = depth > max ? depth : max;
       continue;
     }
-    if (op == Insn::kLabel && label_depth[insn.label()] < 0) {
-      label_depth[insn.label()] = depth;
-      continue;
-    }
-    Effect e;
-    if (op <= 0xFF && kEffects.kind[op] == kPlain && kEffects.e[op].pop == kVar &&
-        variable(insn, e) && depth >= e.pop) {  // a field access or an invocation
-      depth += e.push - e.pop;
-      max = depth > max ? depth : max;
-      continue;
+    if (fast.kind == kFastLabel) {
+      if (label_depth[insn.label()] < 0) {
+        label_depth[insn.label()] = depth;
+        continue;
+      }
+    } else if (fast.kind == kFastPool) {
+      Effect e;
+      if (variable(insn, e) && depth >= e.pop) {
+        depth += e.push - e.pop;
+        max = depth > max ? depth : max;
+        continue;
+      }
+    } else if (fast.kind == kFastCond || fast.kind == kFastGoto) {
+      if (depth >= fast.pop && insn.target < labels && label_pos[insn.target] != UINT32_MAX) {
+        depth -= fast.pop;
+        work_.emplace_back(label_pos[insn.target], depth);
+        if (fast.kind == kFastCond) continue;
+        max_ = max;
+        return Ok{};
+      }
+    } else if (fast.kind == kFastEnds && depth >= fast.pop) {
+      max_ = max;
+      return Ok{};
     }
     max_ = max;
-    if (!slow_step(insn, i, depth)) return std::move(error_);
+    int32_t d = depth;  // passed by address: a copy, so `depth` can stay in a register
+    if (!slow_step(insn, i, d)) return std::move(error_);
+    depth = d;
     max = max_;
     if (depth < 0) return Ok{};  // control does not fall through, or reached walked code
   }

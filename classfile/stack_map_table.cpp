@@ -95,8 +95,90 @@ Result<uint32_t> read_frame_body(ByteReader& in, uint8_t type, size_t type_at, F
 
 }  // namespace
 
+namespace {
+
+// One verification type at p (before end): false if it is not there whole.
+inline bool quick_vtype(const uint8_t*& p, const uint8_t* end, std::vector<VType>& out) {
+  if (p >= end || *p > static_cast<uint8_t>(VTag::kUninitialized)) return false;
+  VType v{static_cast<VTag>(*p++), 0};
+  if (v.tag == VTag::kObject || v.tag == VTag::kUninitialized) {
+    if (end - p < 2) return false;
+    v.data = static_cast<uint32_t>(p[0] << 8 | p[1]);
+    p += 2;
+  }
+  out.push_back(v);
+  return true;
+}
+
+bool quick_vtypes(const uint8_t*& p, const uint8_t* end, size_t count, std::vector<VType>& out) {
+  if (count > static_cast<size_t>(end - p)) return false;  // a type takes at least a byte
+  out.reserve(out.size() + count);
+  for (size_t i = 0; i < count; ++i) {
+    if (!quick_vtype(p, end, out)) return false;
+  }
+  return true;
+}
+
+// decode_stack_map_table_into for a well-formed table, reading the bytes directly (every
+// method with branches has one); false on anything the checked decoder reports.
+bool quick_frames(std::span<const uint8_t> body, const Frame& initial,
+                  std::vector<OffsetFrame>& frames) {
+  frames.clear();
+  const uint8_t* p = body.data();
+  const uint8_t* end = p + body.size();
+  if (end - p < 2) return false;
+  size_t count = static_cast<size_t>(p[0] << 8 | p[1]);
+  p += 2;
+  frames.reserve(std::min<size_t>(count, static_cast<size_t>(end - p)));
+  auto u2 = [&](uint32_t& v) {
+    if (end - p < 2) return false;
+    v = static_cast<uint32_t>(p[0] << 8 | p[1]);
+    p += 2;
+    return true;
+  };
+  for (size_t i = 0; i < count; ++i) {
+    if (p >= end) return false;
+    const Frame& prev = frames.empty() ? initial : frames.back().frame;
+    uint8_t type = *p++;
+    OffsetFrame f{0, Frame{prev.locals, {}}};
+    uint32_t delta = type;
+    if (type <= kSameMax) {
+      // same_frame
+    } else if (type <= kSameLocals1Max) {
+      delta = type - kSameLocals1Min;
+      if (!quick_vtype(p, end, f.frame.stack)) return false;
+    } else if (type <= kReservedMax) {
+      return false;
+    } else {
+      if (!u2(delta)) return false;
+      if (type == kSameLocals1Extended) {
+        if (!quick_vtype(p, end, f.frame.stack)) return false;
+      } else if (type < kSameExtended) {
+        size_t chop = kSameExtended - type;
+        if (chop > f.frame.locals.size()) return false;
+        f.frame.locals.resize(f.frame.locals.size() - chop);
+      } else if (type > kSameExtended && type <= kAppendMax) {
+        if (!quick_vtypes(p, end, type - kSameExtended, f.frame.locals)) return false;
+      } else if (type == kFull) {
+        uint32_t n = 0;
+        f.frame.locals.clear();
+        if (!u2(n) || !quick_vtypes(p, end, n, f.frame.locals) || !u2(n) ||
+            !quick_vtypes(p, end, n, f.frame.stack)) {
+          return false;
+        }
+      }
+    }
+    f.offset = frames.empty() ? delta : frames.back().offset + delta + 1;
+    frames.push_back(std::move(f));
+  }
+  return p == end;
+}
+
+}  // namespace
+
 Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& initial,
                                    std::vector<OffsetFrame>& frames, size_t file_offset) {
+  if (quick_frames(body, initial, frames)) return Ok{};
   ByteReader in(body, file_offset);
   frames.clear();
   uint16_t count = in.u2();
@@ -215,12 +297,12 @@ Status write_frame(ByteWriter& out, const Frame& f, const Frame& prev, uint32_t 
 
 }  // namespace
 
-Status write_stack_map_table(ByteWriter& out, const std::vector<OffsetFrame>& frames, size_t count,
+Status write_stack_map_table(ByteWriter& out, std::span<const FrameAt> frames,
                              const Frame& initial) {
-  if (count > 0xFFFF) return Error::plain("more than 65535 stack map frames");
-  out.u2(static_cast<uint32_t>(count));
+  if (frames.size() > 0xFFFF) return Error::plain("more than 65535 stack map frames");
+  out.u2(static_cast<uint32_t>(frames.size()));
   const Frame* prev = &initial;
-  for (size_t i = 0; i < count; ++i) {
+  for (size_t i = 0; i < frames.size(); ++i) {
     uint32_t offset = frames[i].offset;
     if (i > 0 && frames[i - 1].offset >= offset) {
       return Error::plain("stack map frame offsets are not strictly increasing at frame " +
@@ -228,16 +310,19 @@ Status write_stack_map_table(ByteWriter& out, const std::vector<OffsetFrame>& fr
     }
     uint32_t base = i == 0 ? 0 : frames[i - 1].offset + 1;  // inverse of decoding's rule
     if (offset - base > 0xFFFF) return Error::plain("stack map frame offset delta exceeds u2");
-    if (auto s = write_frame(out, frames[i].frame, *prev, offset - base); !s) return s.error();
-    prev = &frames[i].frame;
+    if (auto s = write_frame(out, *frames[i].frame, *prev, offset - base); !s) return s.error();
+    prev = frames[i].frame;
   }
   return Ok{};
 }
 
 Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,
                                                     const Frame& initial) {
+  std::vector<FrameAt> at;
+  at.reserve(frames.size());
+  for (const OffsetFrame& f : frames) at.push_back(FrameAt{f.offset, &f.frame});
   ByteWriter out;
-  if (auto s = write_stack_map_table(out, frames, frames.size(), initial); !s) return s.error();
+  if (auto s = write_stack_map_table(out, at, initial); !s) return s.error();
   return out.take();
 }
 
