@@ -416,9 +416,11 @@ enum LayoutClass : uint8_t {
 
 struct LayoutTable {
   LayoutClass cls[256];
+  bool ends[256];  // ends_block
   LayoutTable() {
     for (int o = 0; o < 256; ++o) {
       auto u = static_cast<uint8_t>(o);
+      ends[o] = ends_block(u);
       switch (opcode_info(u).shape) {
         case OperandShape::kNone:
           cls[o] = kLayoutNone;
@@ -475,6 +477,7 @@ Status Assembler::size_and_place() {
   const size_t label_count = ir_.labels.size();
   int64_t off = 0;
   bool transfer = false;  // the last instruction cannot fall through
+  const bool frames = frames_;
   for (size_t i = 0; i < n; ++i) {
     Insn& insn = insns[i];
     uint32_t o = insn.opcode;
@@ -485,13 +488,13 @@ Status Assembler::size_and_place() {
       transfer = false;
       continue;
     }
-    if (transfer && frames_) insert_at_.push_back(i);
+    if (transfer && frames) insert_at_.push_back(i);
     offsets[i] = clamp_offset(off);
     // The common forms, written straight away when they fit below the limit (code past it
     // fails after layout anyway, so it need not be written).
     uint8_t* p = out + off;
-    bool room = off + 3 <= kMaxCodeLength;
-    LayoutClass cls = o > 0xFF || insn.wide || !room ? kLayoutSlow : kLayout.cls[o];
+    LayoutClass cls =
+        o > 0xFF || insn.wide || off + 3 > kMaxCodeLength ? kLayoutSlow : kLayout.cls[o];
     int32_t a = insn.a;
     uint32_t size = 0;
     switch (cls) {
@@ -524,10 +527,13 @@ Status Assembler::size_and_place() {
         [[fallthrough]];
       case kLayoutCp:
         if (!in_range(a, 1, 65535)) break;
-        [[fallthrough]];
+        p[0] = static_cast<uint8_t>(o);
+        p[1] = static_cast<uint8_t>(a >> 8);
+        p[2] = static_cast<uint8_t>(a);
+        size = 3;
+        break;
       case kLayoutShort:
-        if (!in_range(a, -32768, 65535)) break;  // sipush: the range is checked below
-        if (cls == kLayoutShort && a > 32767) break;
+        if (!in_range(a, -32768, 32767)) break;
         p[0] = static_cast<uint8_t>(o);
         p[1] = static_cast<uint8_t>(a >> 8);
         p[2] = static_cast<uint8_t>(a);
@@ -559,7 +565,7 @@ Status Assembler::size_and_place() {
       size = placed->size + placed->padding;
     }
     off += size;
-    transfer = ends_block(static_cast<uint8_t>(o));
+    transfer = kLayout.ends[o & 0xFF];
   }
   length_ = off;
   return Ok{};
