@@ -182,7 +182,7 @@ class FastBuilder {
   bool decode_switch(uint32_t pos, Insn& insn, uint32_t& length);
   bool pool_ok(uint8_t o, uint32_t index) const;
   bool interface_count_ok(const Insn& insn) const;
-  bool tables();
+  bool tables(bool defer_frames);
   bool line_numbers(std::span<const uint8_t> body);
   bool local_variables(std::span<const uint8_t> body, std::vector<LocalVariableEntry>& out);
   bool frames(const Attribute& a);
@@ -211,11 +211,21 @@ class FastBuilder {
     return e && e->tag == CpTag::kUtf8;
   }
 
+  // The one-pass route for version 51 and later (see run).
+  bool run_direct();
+  bool premark();
+  bool premark_frames(std::span<const uint8_t> body);
+  bool premark(int64_t offset, bool allow_end, uint32_t bit = 0);
+  bool decode_direct();
+  bool resolve_direct_target(LabelId& target) const;
+  bool frames_direct();
+
   ClassFile& cf_;
   const MethodRef& m_;
   const Attribute& attr_;
   Scratch& s_;
   CodeIR& ir_;
+  const Attribute* smt_ = nullptr;  // the StackMapTable, when its decoding waits
   uint32_t len_ = 0;
   uint32_t parsed_ = 0;  // the pool count as parsed
   uint32_t* mark_ = nullptr;
@@ -411,7 +421,8 @@ bool FastBuilder::frames(const Attribute& a) {
 
 // The attributes of the Code attribute, in their order (the entry frame, which may add pool
 // entries, is computed where the checked builder computes it).
-bool FastBuilder::tables() {
+bool FastBuilder::tables(bool defer_frames) {
+  smt_ = nullptr;
   for (const Attribute& a : s_.code.attributes) {
     if (!is_parsed_utf8(a.name_index)) return false;
     std::string_view name = cf_.pool.entry(a.name_index)->utf8;
@@ -424,7 +435,12 @@ bool FastBuilder::tables() {
       ok = local_variables(a.data, s_.local_types);
     } else if (name == "StackMapTable" && m_.major_version >= 50) {
       // Before version 50 the JVM ignores this attribute, so it is carried as unknown.
-      ok = frames(a);
+      if (!defer_frames) {
+        ok = frames(a);
+      } else {
+        ok = smt_ == nullptr;  // more than one is the checked builder's
+        smt_ = &a;
+      }
     } else if (name == "RuntimeVisibleTypeAnnotations" ||
                name == "RuntimeInvisibleTypeAnnotations") {
       ok = false;  // rare: the checked builder relocates them
@@ -592,9 +608,264 @@ bool FastBuilder::run() {
   s_.locals.clear();
   s_.local_types.clear();
   s_.frames.clear();
-  if (!decode() || !tables() || !mark_all() || !frames_required()) return false;
+  // From version 51 every branch target carries a frame, so the tables name every label
+  // before a single instruction is decoded, and one pass can build the instruction list.
+  if (m_.major_version >= 51) return run_direct();
+  if (!decode() || !tables(false) || !mark_all() || !frames_required()) return false;
   assign_labels();
   place();
+  resolve();
+  return true;
+}
+
+// ---- the one-pass route (version 51 and later) ----
+
+// Marks an offset named by a table before the instructions are known: whether it is an
+// instruction start is checked as the decoding passes it (decode_direct).
+bool FastBuilder::premark(int64_t offset, bool allow_end, uint32_t bit) {
+  if (offset < 0 || offset > len_ || (offset == len_ && !allow_end)) return false;
+  uint32_t& m = mark_[offset];
+  if (!(m & kWantBit)) {
+    m |= kWantBit;
+    s_.wanted.push_back(static_cast<uint32_t>(offset));
+  }
+  m |= bit;
+  return true;
+}
+
+// The offsets of the StackMapTable's frames and of the `new`s its Uninitialized types name,
+// read without the entry frame (which may add pool entries, so it waits for the
+// instructions to be checked: frames_direct). False where decoding would fail.
+bool FastBuilder::premark_frames(std::span<const uint8_t> body) {
+  const uint8_t* p = body.data();
+  const uint8_t* end = p + body.size();
+  auto u2 = [&](uint32_t& v) {
+    if (end - p < 2) return false;
+    v = static_cast<uint32_t>(p[0] << 8 | p[1]);
+    p += 2;
+    return true;
+  };
+  auto vtypes = [&](uint32_t n) {
+    for (; n > 0; --n) {
+      if (p >= end || *p > static_cast<uint8_t>(VTag::kUninitialized)) return false;
+      auto tag = static_cast<VTag>(*p++);
+      if (tag != VTag::kObject && tag != VTag::kUninitialized) continue;
+      uint32_t data = 0;
+      if (!u2(data)) return false;
+      if (tag == VTag::kUninitialized &&
+          (data >= len_ || s_.code.code[data] != op::kNew || !premark(data, false))) {
+        return false;
+      }
+    }
+    return true;
+  };
+  uint32_t count = 0;
+  if (!u2(count)) return false;
+  int64_t offset = -1;
+  for (; count > 0; --count) {
+    if (p >= end) return false;
+    uint8_t type = *p++;
+    uint32_t delta = type;
+    if (type >= 64 && type <= 127) {
+      delta = type - 64u;
+      if (!vtypes(1)) return false;
+    } else if (type >= 128 && type <= 246) {
+      return false;  // reserved
+    } else if (type >= 247) {
+      if (!u2(delta)) return false;
+      uint32_t n = 0;
+      if (type == 247 && !vtypes(1)) return false;
+      if (type >= 252 && type <= 254 && !vtypes(type - 251u)) return false;
+      if (type == 255 && (!u2(n) || !vtypes(n) || !u2(n) || !vtypes(n))) return false;
+    }
+    offset += int64_t{delta} + 1;
+    if (!premark(offset, false, kFrameBit)) return false;
+  }
+  return p == end;
+}
+
+// Marks every offset the tables name, then numbers the labels in offset order.
+bool FastBuilder::premark() {
+  const uint8_t* code = s_.code.code.data();
+  for (const auto& e : s_.code.exception_table) {
+    if (e.start_pc >= e.end_pc) return false;
+    if (e.catch_type != 0) {
+      const CpEntry* c = e.catch_type < parsed_ ? cf_.pool.entry(e.catch_type) : nullptr;
+      if (c == nullptr || c->tag != CpTag::kClass) return false;
+    }
+    if (!premark(e.start_pc, false) || !premark(e.end_pc, true) || !premark(e.handler_pc, false)) {
+      return false;
+    }
+  }
+  for (const auto& l : s_.lines) {
+    if (!premark(l.start_pc, false)) return false;
+  }
+  for (const auto* vars : {&s_.locals, &s_.local_types}) {
+    for (const auto& v : *vars) {
+      if (!premark(v.start_pc, false) || !premark(int64_t{v.start_pc} + v.length, true)) {
+        return false;
+      }
+    }
+  }
+  if (!locals_ok(s_.locals, false) || !locals_ok(s_.local_types, true)) return false;
+  if (smt_ != nullptr && !premark_frames(smt_->data)) return false;
+  // A handler needs a frame (the checked builder's frames_required).
+  for (const auto& e : s_.code.exception_table) {
+    if (!(mark_[e.handler_pc] & kFrameBit)) return false;
+  }
+  (void)code;
+  assign_labels();
+  return true;
+}
+
+// A target offset becomes its label's id; every branch target has a frame from version 51.
+bool FastBuilder::resolve_direct_target(LabelId& target) const {
+  if (target >= len_) return false;
+  uint32_t m = mark_[target];
+  if ((m & (kWantBit | kFrameBit)) != (kWantBit | kFrameBit)) return false;
+  target = m & kIdMask;
+  return true;
+}
+
+// Decodes and checks every instruction straight into the final list, with each label in
+// place before the instruction at its offset and targets as label ids.
+bool FastBuilder::decode_direct() {
+  std::vector<Insn>& out_vec = s_.decoded;
+  size_t capacity = size_t{len_} + ir_.labels.size();
+  if (out_vec.size() < capacity) out_vec.resize(capacity);
+  const uint8_t* code = s_.code.code.data();
+  const uint32_t len = len_;
+  const uint32_t* allowed = kAllowedTags.for_major(m_.major_version);
+  const uint32_t max_locals = s_.code.max_locals;
+  const uint32_t parsed = parsed_;
+  const ConstantPool& pool = cf_.pool;
+  const uint32_t* mark = mark_;
+  const uint32_t* wanted = s_.wanted.data();
+  const uint32_t* wanted_end = wanted + s_.wanted.size();
+  Insn* out = out_vec.data();
+  size_t count = 0;
+  bool after_transfer = false;
+  for (uint32_t pos = 0; pos < len;) {
+    // Labels: the next one marked must stand exactly here, not inside the last instruction.
+    if (wanted != wanted_end && *wanted <= pos) {
+      if (*wanted != pos) return false;
+      out[count++] = Insn::make_label(mark[pos] & kIdMask);
+      ++wanted;
+    }
+    // After an unconditional transfer the next instruction needs a frame.
+    if (after_transfer && !(mark[pos] & kFrameBit)) return false;
+    uint8_t o = code[pos];
+    const DecodeInfo& d = kDecode.info[o];
+    Insn& insn = out[count];
+    insn = Insn::make(o);
+    insn.original_offset = static_cast<int32_t>(pos);
+    uint32_t length = d.length;
+    if (d.cls != kSwitch && pos + length > len) return false;  // truncated (or length 0)
+    const uint8_t* b = code + pos;
+    bool ok = true;
+    switch (d.cls) {
+      case kNoOperand:
+        break;
+      case kImplicitLocal:
+        ok = d.local + d.slots <= max_locals;
+        break;
+      case kLocalU1:
+        insn.a = b[1];
+        ok = b[1] + d.slots <= max_locals;
+        break;
+      case kIincU1:
+        insn.a = b[1];
+        insn.b = static_cast<int8_t>(b[2]);
+        ok = b[1] + 1u <= max_locals;
+        break;
+      case kNewarray:
+        insn.a = b[1];
+        break;
+      case kBipush:
+        insn.a = static_cast<int8_t>(b[1]);
+        break;
+      case kSipush:
+        insn.a = static_cast<int16_t>(be16(b + 1));
+        break;
+      case kLdc:
+      case kPoolU2: {
+        uint32_t index = d.cls == kLdc ? b[1] : be16(b + 1);
+        insn.a = static_cast<int32_t>(index);
+        const CpEntry* e = index < parsed ? pool.entry(index) : nullptr;
+        // A Dynamic constant needs the checked builder's size check.
+        ok = e != nullptr && (allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
+        break;
+      }
+      case kBranch16:
+      case kBranch32: {
+        int64_t target =
+            int64_t{pos} + (d.cls == kBranch16 ? static_cast<int16_t>(be16(b + 1)) : be32(b + 1));
+        insn.target = static_cast<LabelId>(target);
+        ok = target >= 0 && resolve_direct_target(insn.target);
+        break;
+      }
+      case kInterface:
+        insn.a = be16(b + 1);
+        insn.b = b[3];
+        ok = b[4] == 0 && pool_ok(o, be16(b + 1)) && interface_count_ok(insn);
+        break;
+      case kDynamicCall:
+        insn.a = be16(b + 1);
+        ok = b[3] == 0 && b[4] == 0 && pool_ok(o, be16(b + 1));
+        break;
+      case kMultiNew:
+        insn.a = be16(b + 1);
+        insn.b = b[3];
+        ok = pool_ok(o, be16(b + 1));
+        break;
+      case kSwitch: {
+        ok = decode_switch(pos, insn, length) && resolve_direct_target(insn.target);
+        if (ok) {
+          for (LabelId& t : ir_.switches[insn.switch_index].targets) {
+            if (!resolve_direct_target(t)) return false;
+          }
+        }
+        break;
+      }
+      case kRefuse:
+        return false;
+    }
+    if (!ok) return false;
+    after_transfer = d.ends;
+    ++count;
+    pos += length;
+  }
+  // What is left must be the label at the end of the code.
+  if (wanted != wanted_end) {
+    if (*wanted != len || wanted + 1 != wanted_end) return false;
+    out[count++] = Insn::make_label(mark[len] & kIdMask);
+  }
+  // The verifier rejects code whose last instruction can fall through past the end; and the
+  // parameters must fit max_locals.
+  if (!after_transfer) return false;
+  int params = parameter_slots(m_.descriptor);
+  if (params >= 0) params += (m_.access_flags & access::kStatic) ? 0 : 1;
+  if (params > static_cast<int>(max_locals)) return false;
+  ir_.insns.assign(out, out + count);
+  return true;
+}
+
+// The frames, decoded with the entry frame now that the instructions passed their checks
+// (the entry frame may add pool entries, which the checked builder only does past them).
+bool FastBuilder::frames_direct() {
+  if (smt_ == nullptr) return true;
+  if (!frames(*smt_)) return false;
+  size_t marked = 0;
+  for (uint32_t off : s_.wanted) marked += (mark_[off] & kFrameBit) ? 1 : 0;
+  if (marked != s_.frames.size()) return false;
+  for (const auto& f : s_.frames) {
+    if (f.offset >= len_ || !(mark_[f.offset] & kFrameBit)) return false;
+  }
+  return true;
+}
+
+bool FastBuilder::run_direct() {
+  if (!tables(true) || !premark() || !decode_direct() || !frames_direct()) return false;
   resolve();
   return true;
 }
