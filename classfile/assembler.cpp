@@ -209,7 +209,6 @@ class Assembler {
   Status layout();
   Status size_and_place();
   Status place_label(const Insn& insn, size_t index, int64_t off);
-  void note_label_run(size_t index, bool after_transfer);
   struct Placed {
     uint32_t size;     // without switch padding
     uint32_t padding;  // switch padding
@@ -386,16 +385,6 @@ Result<uint32_t> Assembler::base_size(const Insn& insn, size_t index) {
   return insn_error(insn, index, "opcode " + std::to_string(insn.opcode) + " cannot be assembled");
 }
 
-// Labels insns[index..] start a run unless the previous entry is a label too.
-void Assembler::note_label_run(size_t index, bool after_transfer) {
-  if (!runs_.empty() && runs_.back().end == index) {
-    runs_.back().end = static_cast<uint32_t>(index + 1);
-    return;
-  }
-  auto i = static_cast<uint32_t>(index);
-  runs_.push_back(LabelRun{i, i + 1, after_transfer});
-}
-
 // Sizes every instruction and places it at the offset the short forms give, checking labels
 // on the way: one pass, since an offset depends only on the instructions before it. It also
 // records the label positions and runs, the branches, and (when frames are wanted) the
@@ -478,13 +467,27 @@ Status Assembler::size_and_place() {
   int64_t off = 0;
   bool transfer = false;  // the last instruction cannot fall through
   const bool frames = frames_;
+  int32_t* label_offsets = label_offset_.data();
+  uint32_t* label_pos = label_pos_.data();
+  LabelRun* last_run = nullptr;
   for (size_t i = 0; i < n; ++i) {
     Insn& insn = insns[i];
     uint32_t o = insn.opcode;
     if (o == Insn::kLabel) {
-      if (auto s = place_label(insn, i, off); !s) return s;
+      LabelId id = insn.label();
+      if (id >= label_count || label_offsets[id] != kUnplaced) {
+        return place_label(insn, i, off);  // the error
+      }
+      label_offsets[id] = clamp_offset(off);
+      label_pos[id] = static_cast<uint32_t>(i);
       offsets[i] = kUnplaced;
-      note_label_run(i, transfer);
+      // Consecutive labels form one run: a frame there describes them all.
+      if (last_run != nullptr && last_run->end == i) {
+        last_run->end = static_cast<uint32_t>(i + 1);
+      } else {
+        auto at = static_cast<uint32_t>(i);
+        last_run = &runs_.emplace_back(LabelRun{at, at + 1, transfer});
+      }
       transfer = false;
       continue;
     }
