@@ -537,7 +537,16 @@ bool FastBuilder::frames_required() const {
 // Ids follow offsets, so labels read in code order in disassembly and tests.
 void FastBuilder::assign_labels() {
   std::vector<uint32_t>& wanted = s_.wanted;
-  std::sort(wanted.begin(), wanted.end());
+  if (wanted.size() > 16) {
+    std::sort(wanted.begin(), wanted.end());
+  } else {  // the usual few labels, mostly in order already
+    for (size_t i = 1; i < wanted.size(); ++i) {
+      uint32_t v = wanted[i];
+      size_t j = i;
+      for (; j > 0 && wanted[j - 1] > v; --j) wanted[j] = wanted[j - 1];
+      wanted[j] = v;
+    }
+  }
   ir_.labels.resize(wanted.size());
   for (size_t id = 0; id < wanted.size(); ++id) {
     mark_[wanted[id]] |= static_cast<uint32_t>(id);
