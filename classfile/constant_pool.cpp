@@ -590,6 +590,11 @@ Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   if (entry.tag == CpTag::kUnusable) return Error::plain("cannot add an unusable pool entry");
   // Entries with the same contents are the same entry: the first one wins.
   if (auto existing = find(entry)) return *existing;
+  return append(entry);
+}
+
+// Appends an entry known to be new.
+Result<uint16_t> ConstantPool::append(const CpEntry& entry) {
   size_t slots = is_wide(entry.tag) ? 2 : 1;
   if (entries_.size() + slots > kMaxCount) {
     return Error::plain("constant pool is full: adding a " + std::string(cp_tag_name(entry.tag)) +
@@ -634,7 +639,14 @@ Result<uint16_t> ConstantPool::add_ref1(CpTag tag, std::string_view utf8_text) {
 
 Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
   if (auto existing = find_class(internal_name)) return *existing;
-  return add_ref1(CpTag::kClass, internal_name);
+  auto name = add_utf8(internal_name);
+  if (!name) return name.error();
+  // No Class entry names this text (find_class indexes every one whose name is a Utf8), so
+  // none has these contents: no need to look again before appending.
+  CpEntry e;
+  e.tag = CpTag::kClass;
+  e.a = *name;
+  return append(e);
 }
 
 std::optional<uint16_t> ConstantPool::find_class(std::string_view name) const {
@@ -660,15 +672,17 @@ void ConstantPool::class_index_insert(uint16_t index) const {
 }
 
 void ConstantPool::build_class_index() const {
-  uint32_t classes = 0;
-  for (const CpEntry& e : entries_) classes += e.tag == CpTag::kClass ? 1 : 0;
+  // One pass over the entries finds the Class ones (a pool has many more of the others).
+  thread_local std::vector<uint16_t> classes;
+  classes.clear();
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    if (entries_[i].tag == CpTag::kClass) classes.push_back(static_cast<uint16_t>(i));
+  }
   size_t size = 16;
-  while (size < classes * 2 + 2) size *= 2;
+  while (size < classes.size() * 2 + 2) size *= 2;
   class_slots_.assign(size, 0);
   class_count_ = 0;
-  for (size_t i = 1; i < entries_.size(); ++i) {
-    if (entries_[i].tag == CpTag::kClass) class_index_insert(static_cast<uint16_t>(i));
-  }
+  for (uint16_t i : classes) class_index_insert(i);
 }
 
 Result<uint16_t> ConstantPool::add_string(std::string_view modified_utf8) {

@@ -156,6 +156,7 @@ class ConstantPool {
   void class_index_insert(uint16_t index) const;
   std::optional<std::string> check_references(uint32_t index) const;
   Result<uint16_t> add_ref1(CpTag tag, std::string_view utf8_text);
+  Result<uint16_t> append(const CpEntry& entry);
   Result<uint16_t> add_member(CpTag tag, std::string_view owner, std::string_view name,
                               std::string_view desc);
 
