@@ -187,6 +187,16 @@ Scratch& scratch() {
   return s;
 }
 
+// Scratch sized by the largest method a thread assembled is let go after a rare huge one
+// (see code_ir_builder.cpp's trim).
+[[gnu::noinline]] void trim(Scratch& s) {
+  constexpr size_t kKeep = 256 * 1024;
+  if (s.size.capacity() * sizeof(uint32_t) > kKeep) s.size = {};
+  if (s.widened.capacity() > kKeep) s.widened = {};
+  if (s.label_pos.capacity() * sizeof(uint32_t) > kKeep) s.label_pos = {};
+  if (s.runs.capacity() * sizeof(LabelRun) > kKeep) s.runs = {};
+}
+
 // The method being assembled. `context` is the caller's MethodContext if it has one; a
 // MethodContext is only built when one is needed (frame computation), since it copies the
 // names.
@@ -455,14 +465,17 @@ Status Assembler::size_and_place() {
   insert_at_.clear();
   short_branches_.clear();
   targeted_.clear();
+  // Sized for the common forms (at most 3 bytes each); place_slow grows it for the others.
   std::vector<uint8_t>& code = scratch_.code;
-  if (code.size() < kMaxCodeLength + 1) code.resize(kMaxCodeLength + 1);
+  size_t room = std::min<size_t>(3 * n + 16, kMaxCodeLength + 1);
+  if (code.size() < room) code.resize(room);
   // Locals only: the stores below are to bytes, which the compiler would otherwise assume
   // might change any member.
   Insn* insns = ir_.insns.data();
   uint32_t* sizes = size_.data();
   int32_t* offsets = offset_.data();
   uint8_t* out = code.data();
+  size_t code_room = code.size();  // bytes `out` may take
   const size_t label_count = ir_.labels.size();
   int64_t off = 0;
   bool transfer = false;  // the last instruction cannot fall through
@@ -496,8 +509,9 @@ Status Assembler::size_and_place() {
     // The common forms, written straight away when they fit below the limit (code past it
     // fails after layout anyway, so it need not be written).
     uint8_t* p = out + off;
-    LayoutClass cls =
-        o > 0xFF || insn.wide || off + 3 > kMaxCodeLength ? kLayoutSlow : kLayout.cls[o];
+    LayoutClass cls = o > 0xFF || insn.wide || off + 3 > static_cast<int64_t>(code_room)
+                          ? kLayoutSlow
+                          : kLayout.cls[o];
     int32_t a = insn.a;
     uint32_t size = 0;
     switch (cls) {
@@ -566,6 +580,8 @@ Status Assembler::size_and_place() {
       if (!placed) return placed.error();
       sizes[i] = placed->size;
       size = placed->size + placed->padding;
+      out = code.data();  // place_slow may have grown the buffer
+      code_room = code.size();
     }
     off += size;
     transfer = kLayout.ends[o & 0xFF];
@@ -596,7 +612,11 @@ Result<Assembler::Placed> Assembler::place_slow(Insn& insn, size_t i, int64_t of
     targeted_.push_back(static_cast<uint32_t>(i));
   }
   if (off + size + padding <= kMaxCodeLength) {
-    CodeWriter w{scratch_.code.data() + off};
+    std::vector<uint8_t>& code = scratch_.code;
+    size_t end = static_cast<size_t>(off) + size + padding;
+    // Room for this one, and for the common forms after it.
+    if (end + 16 > code.size()) code.resize(std::min<size_t>(2 * end + 16, kMaxCodeLength + 16));
+    CodeWriter w{code.data() + off};
     emit_unresolved(w, insn, size);
   }
   return Placed{size, padding};
@@ -1302,6 +1322,7 @@ Result<AssembledCode> Assembler::run() {
 Result<AssembledCode> assemble(CodeIR& ir, ConstantPool& pool, const MethodNames& m) {
   Assembler assembler(ir, pool, m);
   auto r = assembler.run();
+  if (ir.insns.size() > 16 * 1024) trim(scratch());  // after a huge method
   if (!r) {
     return std::move(
         r.error().in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));

@@ -169,6 +169,17 @@ Scratch& scratch() {
   return s;
 }
 
+// Scratch sized by the largest method a thread built: a rare huge one (a 64 KiB method takes
+// about 2 MB here) is not kept for the rest of the thread's life, which matters in the agent,
+// where any application thread may load classes.
+constexpr size_t kTrimAbove = 16 * 1024;  // bytecode length past which trim looks
+
+[[gnu::noinline]] void trim(Scratch& s) {
+  constexpr size_t kKeep = 256 * 1024;
+  if (s.decoded.capacity() * sizeof(Insn) > kKeep) s.decoded = {};
+  if (s.mark.capacity() * sizeof(uint32_t) > kKeep) s.mark = {};
+}
+
 class FastBuilder {
  public:
   FastBuilder(ClassFile& cf, const MethodRef& m, const Attribute& attr, Scratch& s, CodeIR& ir)
@@ -886,7 +897,10 @@ Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
   if (attr != nullptr) {
     MethodRef m = MethodRef::of(cf, method);
     CodeIR ir;
-    if (FastBuilder(cf, m, *attr, scratch(), ir).run()) return ir;
+    Scratch& s = scratch();
+    bool built = FastBuilder(cf, m, *attr, s, ir).run();
+    if (s.mark.size() > kTrimAbove) trim(s);  // only after a huge method
+    if (built) return ir;
   }
   return build_code_ir_checked(cf, method);
 }
