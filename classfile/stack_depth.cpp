@@ -307,23 +307,40 @@ DescriptorSlots slots_of(std::string_view desc, uint8_t resolver) {
 // instruction naming the entry shares it (a field's gets and puts, a method's invocations).
 class EffectCache {
  public:
+  // Answers from here on are for `pool` (one walk reads one pool).
+  void use(const ConstantPool& pool) {
+    if (pool.id() != pool_id_) switch_to(pool);
+  }
   // The slots of the pool entry `index` as `resolver` reads it, or nullptr if not cached.
-  const DescriptorSlots* find(const ConstantPool& pool, uint32_t index, uint8_t resolver) const {
+  const DescriptorSlots* find(uint32_t index, uint8_t resolver) const {
     if (index >= slots_.size()) return nullptr;
     const Slot& s = slots_[index];
-    return s.pool_id == pool.id() && s.d.resolver == resolver ? &s.d : nullptr;
+    return s.generation == generation_ && s.d.resolver == resolver ? &s.d : nullptr;
   }
   void store(const ConstantPool& pool, uint32_t index, const DescriptorSlots& d) {
     if (index >= 65536) return;
     if (index >= slots_.size()) slots_.resize(std::max<size_t>(index + 1, pool.count()));
-    slots_[index] = Slot{pool.id(), d};
+    slots_[index] = Slot{generation_, d};
   }
 
  private:
+  // A new pool: the slots filled for earlier ones stop counting (their generation is older),
+  // so nothing needs clearing, and a slot takes 12 bytes where a 64-bit pool id would make
+  // it 16.
+  void switch_to(const ConstantPool& pool) {
+    pool_id_ = pool.id();
+    if (++generation_ == 0) {  // wrapped: forget every slot for real
+      slots_.assign(slots_.size(), Slot{});
+      generation_ = 1;
+    }
+  }
+
   struct Slot {
-    uint64_t pool_id = 0;
+    uint32_t generation = 0;
     DescriptorSlots d;
   };
+  uint64_t pool_id_ = 0;
+  uint32_t generation_ = 0;
   std::vector<Slot> slots_;
 };
 
@@ -413,7 +430,7 @@ bool DepthWalker::variable(const Insn& insn, Effect& e) {
   }
   auto pool_index = static_cast<uint32_t>(insn.a);
   uint8_t resolver = o == op::kInvokedynamic ? kDynamic : kMember;
-  if (const DescriptorSlots* d = cache_.find(pool_, pool_index, resolver)) {
+  if (const DescriptorSlots* d = cache_.find(pool_index, resolver)) {
     return effect_from(o, *d, e);
   }
   return variable_miss(insn, e);
@@ -428,7 +445,7 @@ bool DepthWalker::variable_miss(const Insn& insn, Effect& e) {
   uint32_t desc_index = descriptor_index(pool_, pool_index, resolver);
   if (desc_index == 0) return false;
   DescriptorSlots d;
-  if (const DescriptorSlots* known = cache_.find(pool_, desc_index, kDescriptor)) {
+  if (const DescriptorSlots* known = cache_.find(desc_index, kDescriptor)) {
     d = *known;
   } else {
     d = slots_of(pool_.entry(desc_index)->utf8, kDescriptor);
@@ -549,6 +566,7 @@ Status DepthWalker::step(const Insn& insn, size_t i, Kind kind, int32_t& depth) 
 
 Result<uint16_t> DepthWalker::run() {
   if (ir_.insns.empty()) return Error::plain("empty code");
+  cache_.use(pool_);
   depth_.assign(ir_.labels.size(), -1);
   work_.clear();
   work_.emplace_back(0, 0);
