@@ -1,7 +1,7 @@
 #!/bin/sh
 # duplex vs ASM, warm, one thread, same machine, same classes: the JDK 17 jmods and h2.jar.
 #
-#   bench/classfile/run_bench.sh [--build DIR] [--max-seconds S] [--only jdk|h2]
+#   bench/classfile/run_bench.sh [--build DIR] [--max-seconds S] [--min-passes N] [--only jdk|h2]
 #
 # duplex-classfile-bench (C++, the build dir's release build) and AsmBench.java (compiled
 # here with javac against /usr/share/java/asm.jar into a cache dir) print RESULT lines; this
@@ -11,13 +11,15 @@ set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=$root/build
 max=60
+min=5
 only=""
 while [ $# -gt 0 ]; do
   case $1 in
   --build) build=$2; shift 2 ;;
   --max-seconds) max=$2; shift 2 ;;
+  --min-passes) min=$2; shift 2 ;;
   --only) only=$2; shift 2 ;;
-  *) echo "usage: $0 [--build DIR] [--max-seconds S] [--only jdk|h2]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--build DIR] [--max-seconds S] [--min-passes N] [--only jdk|h2]" >&2; exit 2 ;;
   esac
 done
 java=${JAVA:-java}
@@ -42,10 +44,10 @@ run() {  # label inputs...
   label=$1
   shift
   echo "# $label: duplex" >&2
-  "$bench" --label "$label" --max-seconds "$max" "$@" | tee "$out/$label.duplex" >&2
+  "$bench" --label "$label" --max-seconds "$max" --min-passes "$min" "$@" | tee "$out/$label.duplex" >&2
   echo "# $label: ASM" >&2
   # shellcheck disable=SC2086
-  "$java" $jflags -cp "$asm:$out/classes" AsmBench --label "$label" --max-seconds "$max" "$@" |
+  "$java" $jflags -cp "$asm:$out/classes" AsmBench --label "$label" --max-seconds "$max" --min-passes "$min" "$@" |
     tee "$out/$label.asm" >&2
 }
 
