@@ -178,12 +178,13 @@ class MethodRewriter {
                                              bool with_events, const OutlineLayout& layout) {
     auto ref = cf_.pool.add_methodref(ctx_.class_name, layout.twin_name, layout.twin_descriptor);
     if (!ref) return ref.error();
-    Outline checking{&layout, OutlineSide::kChecking, *ref};
+    Outline checking{&layout, OutlineSide::kChecking, *ref, options_.hand_back};
     auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
                                checking, options_.check);
     if (!code) return code.error();
-    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
-                               Outline{&layout, OutlineSide::kTwin, 0}, options_.check);
+    auto twin =
+        duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+                       Outline{&layout, OutlineSide::kTwin, 0, options_.hand_back}, options_.check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;

@@ -13,6 +13,12 @@ inline constexpr const char* kCheckDesc = "()Z";
 inline constexpr const char* kCounter = "counter";
 inline constexpr const char* kCounterDesc = "I";
 inline constexpr const char* kFire = "fire";
+// The exit check (outlined layout without hand-back): `tick()I` decrements the counter and
+// returns it; at zero or below the checking method calls its twin, which asks `expired()Z`.
+inline constexpr const char* kTick = "tick";
+inline constexpr const char* kTickEntry = "tickEntry";
+inline constexpr const char* kTickDesc = "()I";
+inline constexpr const char* kExpired = "expired";
 // A method entry's counting check: check(), after clearing `sampling` (the caller's sample
 // does not extend into a method that counts its own checks).
 inline constexpr const char* kCheckEntry = "checkEntry";

@@ -13,6 +13,9 @@ public final class DuplexVerifyStub {
   public static boolean check() { return false; }
   public static boolean sampling;  // flag checks of small loop-free methods
   public static boolean checkEntry() { return false; }
+  public static int tick() { return Integer.MAX_VALUE; }
+  public static int tickEntry() { return Integer.MAX_VALUE; }
+  public static boolean expired() { return false; }
   public static boolean fire() {
     counter = Integer.MAX_VALUE;
     return false;
