@@ -348,6 +348,14 @@ class RunResult:
     iterations: List[Tuple[float, float]] = field(default_factory=list)
     # With repeat: the JIT compilers' seconds during each iteration (approximate).
     jit: List[float] = field(default_factory=list)
+    # With repeat: which iterations are measured (all of them for a plain count; with
+    # "converge:MAX:MEASURE", those after the JIT settled), and whether it settled.
+    measured: List[bool] = field(default_factory=list)
+    settled: bool = True
+
+    def measured_cpu(self) -> List[float]:
+        """CPU seconds of the measured iterations."""
+        return [c for (c, _), m in zip(self.iterations, self.measured) if m]
 
 
 def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
@@ -373,11 +381,12 @@ def repeat_classes() -> Path:
 
 def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         jvm_opts: Optional[List[str]] = None, keep: bool = False,
-        timeout: float = 1800, size: str = "large", repeat: int = 0) -> RunResult:
+        timeout: float = 1800, size: str = "large", repeat=0) -> RunResult:
     """Runs the workload once in a fresh run directory and normalises its output.
 
-    With repeat > 0 the JVM runs main() that many times (bench/workloads/Repeat.java); the
-    output is the first iteration's, and RunResult.iterations has every iteration's times."""
+    With repeat (a count > 0, or "converge:MAX:MEASURE") the JVM runs main() repeatedly
+    (bench/workloads/Repeat.java); the output is the first iteration's, and
+    RunResult.iterations has every iteration's times, RunResult.measured the measured ones."""
     _run_counter[0] += 1
     run_dir = cache_dir() / "runs" / ("%s-%d-%d" % (w.name, os.getpid(), _run_counter[0]))
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -385,7 +394,7 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     prep = w.prep_dir()
     cp = classpath(w, extra, jars)
     times_file = run_dir / "iterations.txt"
-    if repeat > 0:
+    if repeat:
         main = [":".join([cp, str(repeat_classes())]), "Repeat", str(repeat), str(times_file),
                 w.main]
     else:
@@ -423,10 +432,13 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     (run_dir / "normalised.txt").write_text(output)
     r = RunResult(p.returncode == 0, p.returncode, output, wall,
                   usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir, timed_out)
-    if repeat > 0 and times_file.exists():
-        rows = [line.split() for line in times_file.read_text().splitlines()]
+    if repeat and times_file.exists():
+        lines = times_file.read_text().splitlines()
+        r.settled = "unsettled" not in lines
+        rows = [line.split() for line in lines if line != "unsettled"]
         r.iterations = [(int(f[0]) / 1e9, int(f[1]) / 1e9) for f in rows]
         r.jit = [int(f[2]) / 1e3 if len(f) > 2 else 0.0 for f in rows]
+        r.measured = [f[3] == "1" if len(f) > 3 else True for f in rows]
     if not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return r
