@@ -49,11 +49,12 @@ class LineLookup {
 class MethodRewriter {
  public:
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
-                 std::set<std::string>& twin_names)
+                 std::set<std::string>& twin_names, ClassCounters* counters)
       : cf_(cf),
         method_(method),
         options_(options),
         twin_names_(twin_names),
+        counters_(counters),
         ctx_(MethodContext::of(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
@@ -79,7 +80,7 @@ class MethodRewriter {
     }
     outcome_.report.original_code_size = original_code_size(code_attr);
     outcome_.report.new_code_size = outcome_.report.original_code_size;
-    MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class};
+    MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class, counters_};
     MethodSites sites(view, options_.instrumentations);
     outcome_.report.sites = static_cast<uint32_t>(sites.count());
     record_sites(view, sites);
@@ -364,6 +365,7 @@ class MethodRewriter {
   Member& method_;
   const RewriteOptions& options_;
   std::set<std::string>& twin_names_;
+  ClassCounters* counters_;
   MethodContext ctx_;
   CodeIR ir_;
   MethodOutcome outcome_;
@@ -374,8 +376,8 @@ class MethodRewriter {
 }  // namespace
 
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
-                             std::set<std::string>& twin_names) {
-  return MethodRewriter(cf, method, options, twin_names).run();
+                             std::set<std::string>& twin_names, ClassCounters* counters) {
+  return MethodRewriter(cf, method, options, twin_names, counters).run();
 }
 
 }  // namespace duplex

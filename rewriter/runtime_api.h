@@ -37,6 +37,11 @@ inline constexpr const char* kReceiverKeyDesc = "(Ljava/lang/Object;Ljava/lang/S
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";
 inline constexpr const char* kEvent = "event";
+// Per-class counters (rewriter/class_counters.h): the accessor a class gains creates its
+// array with counters(table) on first use.
+inline constexpr const char* kCounters = "counters";
+inline constexpr const char* kCountersDesc =
+    "(Ljava/lang/String;)Ljava/util/concurrent/atomic/AtomicLongArray;";
 // No-Duplication's fused forms: check, then the event (one call instead of a guard).
 inline constexpr const char* kSampledCallEdge = "sampledCallEdge";
 inline constexpr const char* kSampledFieldRead = "sampledFieldRead";

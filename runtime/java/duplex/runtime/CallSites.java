@@ -98,12 +98,26 @@ final class CallSites {
     return merge(out);
   }
 
+  /** [CallEdges.Edge, Long count] pairs for static and special calls counted by site key. */
+  static List<Object[]> direct(Map<String, Long> counts) {
+    List<Object[]> out = new ArrayList<Object[]>();
+    for (Map.Entry<String, Long> e : counts.entrySet()) {
+      String[] f = split(e.getKey());
+      if (f == null) {
+        Log.error("malformed call-site key ignored: " + e.getKey());
+        continue;
+      }
+      out.add(new Object[] {edge(f, f[5]), e.getValue()});
+    }
+    return out;
+  }
+
   private static CallEdges.Edge edge(String[] f, String callee) {
     return new CallEdges.Edge(f[0], f[1], f[2], parseInt(f[3]), parseInt(f[4]), callee);
   }
 
   /** Receiver classes that resolve to the same callee are one edge. */
-  private static List<Object[]> merge(List<Object[]> pairs) {
+  static List<Object[]> merge(List<Object[]> pairs) {
     Map<CallEdges.Edge, Long> sums = new HashMap<CallEdges.Edge, Long>();
     for (Object[] p : pairs) {
       CallEdges.Edge e = (CallEdges.Edge) p[0];

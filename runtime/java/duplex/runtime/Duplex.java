@@ -376,6 +376,14 @@ public final class Duplex {
     if (check()) callSiteVirtual(receiver, siteKey);
   }
 
+  /**
+   * The counters of one rewritten class, created the first time the class counts (its accessor
+   * {@code duplex$counts()} calls this; see {@link ClassCounts} for the table).
+   */
+  public static java.util.concurrent.atomic.AtomicLongArray counters(String table) {
+    return ClassCounts.register(table);
+  }
+
   /** Counts one event under a free-form key ({@code kind:detail}). */
   public static void event(String key) { count(EVENTS, key); }
 
@@ -501,6 +509,7 @@ public final class Duplex {
     CALL_EDGES.clear();
     CALL_SITES.clear();
     Sampler.clearCounts();
+    ClassCounts.clear();
     if (SPECIAL) {
       for (Stripe s : STRIPES) s.samples = 0;
     }

@@ -127,6 +127,10 @@ final class ProfileWriter {
     // Stack-found edges (call-edge-stack) and caller-side ones (call-edge).
     List<Object[]> edges = Duplex.CALL_EDGES.snapshot();
     edges.addAll(Duplex.CALL_SITES.snapshot());
+    Map<String, Long> counted = new HashMap<String, Long>();
+    ClassCounts.sums('s', counted);
+    edges.addAll(CallSites.direct(counted));
+    edges = CallSites.merge(edges);
     Collections.sort(edges, new Comparator<Object[]>() {
       @Override
       public int compare(Object[] a, Object[] b) {
@@ -169,6 +173,14 @@ final class ProfileWriter {
     for (KeyCounts.Counter e : Duplex.FIELD_READS.entries()) row(rows, e.key).reads += e.count.sum();
     for (KeyCounts.Counter e : Duplex.FIELD_WRITES.entries()) {
       row(rows, e.key).writes += e.count.sum();
+    }
+    Map<String, Long> counted = new HashMap<String, Long>();
+    ClassCounts.sums('r', counted);
+    for (Map.Entry<String, Long> e : counted.entrySet()) row(rows, e.getKey()).reads += e.getValue();
+    counted.clear();
+    ClassCounts.sums('w', counted);
+    for (Map.Entry<String, Long> e : counted.entrySet()) {
+      row(rows, e.getKey()).writes += e.getValue();
     }
     List<FieldRow> list = new ArrayList<FieldRow>(rows.values());
     Collections.sort(list, new Comparator<FieldRow>() {

@@ -31,6 +31,9 @@ public final class DuplexVerifyStub {
   public static void sampledFieldRead(String key) {}
   public static void sampledFieldWrite(String key) {}
   public static void event(String key) {}
+  public static java.util.concurrent.atomic.AtomicLongArray counters(String table) {
+    return new java.util.concurrent.atomic.AtomicLongArray(1 << 16);
+  }
   public static void register(Class<?> c, String table) {}
   public static void registerByName(String table) {}
   public static void countEntry() {}
