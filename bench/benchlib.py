@@ -135,7 +135,8 @@ def _keep_stdout(stdout: str, stderr: str, run_dir: Path) -> str:
 
 # H2 -----------------------------------------------------------------------------------------
 
-H2_SIZES = {"large": (1000, 8000), "small": (200, 1500)}
+# xl: the steady-state phase, where an iteration of large took 0.1-0.2 s once compiled.
+H2_SIZES = {"xl": (5000, 40000), "large": (1000, 8000), "small": (200, 1500)}
 
 
 def _h2_prepare(w: Workload, prep: Path) -> List[Path]:
@@ -494,6 +495,15 @@ def class_bytes(jar: Path) -> int:
     import zipfile
     with zipfile.ZipFile(jar) as z:
         return sum(i.file_size for i in z.infolist() if i.filename.endswith(".class"))
+
+
+# The input of the steady-state phase (run_bench.py Table S, steady_ab.py): large, except where
+# that is too short once compiled (h2) or needlessly long (rhino, seconds per iteration).
+STEADY_SIZE = {"rhino": "small", "h2": "xl"}
+
+
+def steady_size(name: str) -> str:
+    return STEADY_SIZE.get(name, "large")
 
 
 def runtime_opts(interval: Optional[int] = None, out: Optional[Path] = None,

@@ -83,12 +83,10 @@ NOTES = benchlib.BENCH / "results_notes.md"
 # --steady-measure more; the median CPU time of those is compared (bench/workloads/Repeat.java).
 # With a fixed 8 or 20 iterations the rewritten programs were still compiling while measured (a
 # rewritten xalan settles after about 100 iterations, the original after 25). The paper compiled
-# every method before the run; this is the closest a JIT gets. Rhino's large input takes seconds
-# per iteration: small suffices.
+# every method before the run; this is the closest a JIT gets. Inputs: benchlib.steady_size().
 STEADY_CONFIGS = ["base", "checks@0", "full@1000", "full@10000", "auto@1000"]
 # Round 1 only: the accuracy reference of the steady runs (every check samples).
 STEADY_REFERENCE = "full@1"
-STEADY_SIZE = {"rhino": "small"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,7 +380,7 @@ class Bench:
     def steady(self, w, extra, prog, configs, reference):
         """Rounds of one JVM per configuration running main() repeatedly (interleaved). The
         first round keeps the profiles, and adds the interval-1 reference for accuracy."""
-        size = STEADY_SIZE.get(w.name, "large")
+        size = benchlib.steady_size(w.name)
         ref = benchlib.run(w, extra, size=size)
         repeat = "converge:%d:%d" % (self.a.steady_iterations, self.a.steady_measure)
         st = {"size": size, "iterations": self.a.steady_iterations,
@@ -399,8 +397,11 @@ class Bench:
                 keep = self.results_dir / "profiles" / w.name / ("steady-%s.xml" % cid)
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 opts = jvm_opts_for(cfg, str(keep) if rnd == 1 else "profile.xml", None)
+                # The accuracy reference samples every check (several times slower): a short
+                # steady run is enough for its profile.
+                rep = "converge:40:5" if cid == STEADY_REFERENCE else repeat
                 r = benchlib.run(w, prog["extra"], jars, opts, size=size,
-                                 timeout=self.a.timeout, repeat=repeat)
+                                 timeout=self.a.timeout, repeat=rep)
                 if rnd == 1 and keep.exists() and r.ok:
                     st["profiles"][cid] = str(keep)
                 measured = r.measured_cpu()

@@ -58,7 +58,7 @@ def main():
     variants = [parse_variant(t) for t in a.variants]
     for v in variants:
         v["jars"] = rewrite(w, v)
-    reference = benchlib.run(w, extra, size="large").output
+    reference = benchlib.run(w, extra, size=benchlib.steady_size(w.name)).output
     ratios = {v["name"]: [] for v in variants}
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
@@ -69,10 +69,10 @@ def main():
         times = {}
         for v in order:
             if v is None:
-                r = benchlib.run(w, extra, size="large", repeat=repeat)
+                r = benchlib.run(w, extra, size=benchlib.steady_size(w.name), repeat=repeat)
             else:
                 opts = benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"]
-                r = benchlib.run(w, extra, v["jars"], opts, size="large", repeat=repeat)
+                r = benchlib.run(w, extra, v["jars"], opts, size=benchlib.steady_size(w.name), repeat=repeat)
             name = "base" if v is None else v["name"]
             measured = r.measured_cpu()
             if not r.ok or r.output != reference or not measured:

@@ -25,9 +25,10 @@ import java.util.Map;
  *
  * <p>ITERATIONS is a count (every iteration measured) or {@code converge:MAX:MEASURE}: iterations
  * run until the JIT has settled (the compilers' time over the last {@value #WINDOW} iterations
- * under {@value #SETTLED_PERCENT}% of their CPU time), then MEASURE more are measured; after MAX
- * iterations without settling, the last MEASURE are measured and the file's last line says
- * "unsettled". A rewritten program compiles two to three times the bytecode and settles later;
+ * under {@value #SETTLED_PERCENT}% of their CPU time), then at least MEASURE more are measured,
+ * and more until they add up to {@value #MEASURED_SECONDS} s of CPU time (at most 10 * MEASURE:
+ * short iterations are noisy); after MAX iterations without settling, the last MEASURE are
+ * measured and the file's last line says "unsettled". A rewritten program compiles two to three times the bytecode and settles later;
  * measuring it before then would compare compilation, not the code.
  *
  * <p>ecj's batch Main exits from inside a catch-all that would swallow the trap, so it runs
@@ -47,6 +48,7 @@ public final class Repeat {
   private static final String ECJ_MAIN = "org.eclipse.jdt.internal.compiler.batch.Main";
   private static final int WINDOW = 3;
   private static final int SETTLED_PERCENT = 3;
+  private static final long MEASURED_SECONDS = 3;
 
   private Repeat() {}
 
@@ -86,11 +88,17 @@ public final class Repeat {
     java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
     StringBuilder times = new StringBuilder();
-    long[] cpus = new long[iterations];
-    long[] jits = new long[iterations];
+    int most = converge ? iterations + 10 * measure : iterations;
+    long[] cpus = new long[most];
+    long[] jits = new long[most];
     int done = 0;
-    for (int i = 0; i < iterations; i++) {
-      if (measureFrom >= 0 && i >= measureFrom + measure) break;
+    long measuredCpu = 0;
+    for (int i = 0; i < most; i++) {
+      if (measureFrom < 0 && i >= iterations) break; // never settled
+      if (measureFrom >= 0 && i >= measureFrom + measure
+          && (measuredCpu >= MEASURED_SECONDS * 1_000_000_000L || i >= measureFrom + 10 * measure)) {
+        break;
+      }
       if (i == 1) {
         System.setOut(sink);
         System.setErr(sink);
@@ -112,6 +120,7 @@ public final class Repeat {
       cpus[i] = cpu;
       jits[i] = jitMs;
       done = i + 1;
+      if (measureFrom >= 0 && i >= measureFrom) measuredCpu += cpu;
       if (measureFrom < 0 && settled(cpus, jits, done)) measureFrom = done;
       times.append(cpu).append(' ').append(wall).append(' ').append(jitMs).append(' ');
       times.append(measureFrom >= 0 && i >= measureFrom ? 1 : 0).append('\n');
