@@ -204,6 +204,7 @@ class DepthWalker {
   Status check_shape(const Insn& insn, size_t index) const;
   Status push(LabelId label, int32_t depth);
   Status walk(size_t start, int32_t depth);
+  Status drain();  // walks until the work list is empty
   Result<bool> successors(const Insn& insn, Kind kind, int32_t depth);
   Result<int32_t> apply(const Insn& insn, size_t index, int32_t depth);
 
@@ -367,6 +368,15 @@ Status DepthWalker::walk(size_t start, int32_t depth) {
   return Error::plain("code falls off the end");
 }
 
+Status DepthWalker::drain() {
+  while (!work_.empty()) {
+    auto [index, depth] = work_.back();
+    work_.pop_back();
+    if (auto s = walk(index, depth); !s) return s;
+  }
+  return Ok{};
+}
+
 Result<uint16_t> DepthWalker::run() {
   if (auto s = index_labels(); !s) return s.error();
   if (ir_.insns.empty()) return Error::plain("empty code");
@@ -377,10 +387,19 @@ Result<uint16_t> DepthWalker::run() {
     if (auto s = push(tc.handler, 1); !s) return s.error();
     if (max_ < 1) max_ = 1;
   }
-  while (!work_.empty()) {
-    auto [index, depth] = work_.back();
-    work_.pop_back();
-    if (auto s = walk(index, depth); !s) return s.error();
+  if (auto s = drain(); !s) return s.error();
+  // Code no path reaches still gets verified where it carries a frame (HotSpot's type checker
+  // checks every frame's code): walk it from its frames too, or its stack need is missed.
+  for (size_t i = 0; i < ir_.insns.size(); ++i) {
+    const Insn& insn = ir_.insns[i];
+    if (depth_[i] >= 0 || !insn.is_label() || insn.label() >= ir_.labels.size()) continue;
+    const std::optional<Frame>& frame = ir_.labels[insn.label()].frame;
+    if (!frame) continue;
+    int32_t depth = 0;
+    for (const VType& v : frame->stack) depth += v.is_wide() ? 2 : 1;
+    max_ = std::max(max_, depth);
+    work_.emplace_back(i, depth);
+    if (auto s = drain(); !s) return s.error();
   }
   if (max_ > 65535) return Error::plain("max_stack exceeds 65535");
   return static_cast<uint16_t>(max_);
