@@ -135,7 +135,8 @@ def _keep_stdout(stdout: str, stderr: str, run_dir: Path) -> str:
 
 # H2 -----------------------------------------------------------------------------------------
 
-H2_SIZES = {"large": (1000, 8000), "small": (200, 1500)}
+# xl: the steady-state phase, where an iteration of large took 0.1-0.2 s once compiled.
+H2_SIZES = {"xl": (5000, 40000), "large": (1000, 8000), "small": (200, 1500)}
 
 
 def _h2_prepare(w: Workload, prep: Path) -> List[Path]:
@@ -348,6 +349,14 @@ class RunResult:
     iterations: List[Tuple[float, float]] = field(default_factory=list)
     # With repeat: the JIT compilers' seconds during each iteration (approximate).
     jit: List[float] = field(default_factory=list)
+    # With repeat: which iterations are measured (all of them for a plain count; with
+    # "converge:MAX:MEASURE", those after the JIT settled), and whether it settled.
+    measured: List[bool] = field(default_factory=list)
+    settled: bool = True
+
+    def measured_cpu(self) -> List[float]:
+        """CPU seconds of the measured iterations."""
+        return [c for (c, _), m in zip(self.iterations, self.measured) if m]
 
 
 def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None) -> str:
@@ -373,11 +382,12 @@ def repeat_classes() -> Path:
 
 def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
         jvm_opts: Optional[List[str]] = None, keep: bool = False,
-        timeout: float = 1800, size: str = "large", repeat: int = 0) -> RunResult:
+        timeout: float = 1800, size: str = "large", repeat=0) -> RunResult:
     """Runs the workload once in a fresh run directory and normalises its output.
 
-    With repeat > 0 the JVM runs main() that many times (bench/workloads/Repeat.java); the
-    output is the first iteration's, and RunResult.iterations has every iteration's times."""
+    With repeat (a count > 0, or "converge:MAX:MEASURE") the JVM runs main() repeatedly
+    (bench/workloads/Repeat.java); the output is the first iteration's, and
+    RunResult.iterations has every iteration's times, RunResult.measured the measured ones."""
     _run_counter[0] += 1
     run_dir = cache_dir() / "runs" / ("%s-%d-%d" % (w.name, os.getpid(), _run_counter[0]))
     shutil.rmtree(run_dir, ignore_errors=True)
@@ -385,7 +395,7 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     prep = w.prep_dir()
     cp = classpath(w, extra, jars)
     times_file = run_dir / "iterations.txt"
-    if repeat > 0:
+    if repeat:
         main = [":".join([cp, str(repeat_classes())]), "Repeat", str(repeat), str(times_file),
                 w.main]
     else:
@@ -423,10 +433,13 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     (run_dir / "normalised.txt").write_text(output)
     r = RunResult(p.returncode == 0, p.returncode, output, wall,
                   usage.ru_utime + usage.ru_stime, stdout, stderr, run_dir, timed_out)
-    if repeat > 0 and times_file.exists():
-        rows = [line.split() for line in times_file.read_text().splitlines()]
+    if repeat and times_file.exists():
+        lines = times_file.read_text().splitlines()
+        r.settled = "unsettled" not in lines
+        rows = [line.split() for line in lines if line != "unsettled"]
         r.iterations = [(int(f[0]) / 1e9, int(f[1]) / 1e9) for f in rows]
         r.jit = [int(f[2]) / 1e3 if len(f) > 2 else 0.0 for f in rows]
+        r.measured = [f[3] == "1" if len(f) > 3 else True for f in rows]
     if not keep:
         shutil.rmtree(run_dir, ignore_errors=True)
     return r
@@ -482,6 +495,15 @@ def class_bytes(jar: Path) -> int:
     import zipfile
     with zipfile.ZipFile(jar) as z:
         return sum(i.file_size for i in z.infolist() if i.filename.endswith(".class"))
+
+
+# The input of the steady-state phase (run_bench.py Table S, steady_ab.py): large, except where
+# that is too short once compiled (h2) or needlessly long (rhino, seconds per iteration).
+STEADY_SIZE = {"rhino": "small", "h2": "xl"}
+
+
+def steady_size(name: str) -> str:
+    return STEADY_SIZE.get(name, "large")
 
 
 def runtime_opts(interval: Optional[int] = None, out: Optional[Path] = None,

@@ -78,15 +78,15 @@ AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
 HOT_T = 0.1
 NOTES = benchlib.BENCH / "results_notes.md"
-# Steady state: main() run --steady-iterations times (default 20) in one JVM; the CPU time of
-# the last half of the iterations (median) is compared. With 8 iterations the rewritten programs
-# were still compiling in the measured half (C2 compiles about twice the bytecode once samples
-# make the rare paths warm); the JIT's share of the measured iterations is now reported. The paper compiled every method before the run; this is
-# the closest a JIT gets. Rhino's large input takes seconds per iteration: small suffices.
+# Steady state: main() runs repeatedly in one JVM until the JIT has settled (its share of the
+# last 3 iterations' CPU time under 3%, at most --steady-iterations iterations), then
+# --steady-measure more; the median CPU time of those is compared (bench/workloads/Repeat.java).
+# With a fixed 8 or 20 iterations the rewritten programs were still compiling while measured (a
+# rewritten xalan settles after about 100 iterations, the original after 25). The paper compiled
+# every method before the run; this is the closest a JIT gets. Inputs: benchlib.steady_size().
 STEADY_CONFIGS = ["base", "checks@0", "full@1000", "full@10000", "auto@1000"]
 # Round 1 only: the accuracy reference of the steady runs (every check samples).
 STEADY_REFERENCE = "full@1"
-STEADY_SIZE = {"rhino": "small"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -207,7 +207,7 @@ class Bench:
             "quick": a.quick, "reps": self.reps, "size": self.size, "intervals": self.intervals,
             "slow_ratio": a.slow_ratio, "programs": self.programs,
             "instrument_args": a.instrument_args, "steady_iterations": a.steady_iterations,
-            "steady_rounds": a.steady_rounds}}
+            "steady_measure": a.steady_measure, "steady_rounds": a.steady_rounds}}
         if a.resume:
             # Programs an interrupted run finished are kept; the others run again.
             self.results_dir = Path(a.resume).resolve().parent
@@ -380,9 +380,11 @@ class Bench:
     def steady(self, w, extra, prog, configs, reference):
         """Rounds of one JVM per configuration running main() repeatedly (interleaved). The
         first round keeps the profiles, and adds the interval-1 reference for accuracy."""
-        size = STEADY_SIZE.get(w.name, "large")
+        size = benchlib.steady_size(w.name)
         ref = benchlib.run(w, extra, size=size)
-        st = {"size": size, "iterations": self.a.steady_iterations, "runs": [], "profiles": {}}
+        repeat = "converge:%d:%d" % (self.a.steady_iterations, self.a.steady_measure)
+        st = {"size": size, "iterations": self.a.steady_iterations,
+              "measure": self.a.steady_measure, "runs": [], "profiles": {}}
         prog["steady"] = st
         for rnd in range(1, self.a.steady_rounds + 1):
             order = list(configs)
@@ -395,20 +397,25 @@ class Bench:
                 keep = self.results_dir / "profiles" / w.name / ("steady-%s.xml" % cid)
                 keep.parent.mkdir(parents=True, exist_ok=True)
                 opts = jvm_opts_for(cfg, str(keep) if rnd == 1 else "profile.xml", None)
+                # The accuracy reference samples every check (several times slower): a short
+                # steady run is enough for its profile.
+                rep = "converge:40:5" if cid == STEADY_REFERENCE else repeat
                 r = benchlib.run(w, prog["extra"], jars, opts, size=size,
-                                 timeout=self.a.timeout, repeat=self.a.steady_iterations)
+                                 timeout=self.a.timeout, repeat=rep)
                 if rnd == 1 and keep.exists() and r.ok:
                     st["profiles"][cid] = str(keep)
-                rec = {"cfg": cid, "round": rnd, "ok": r.ok and len(r.iterations) ==
-                       self.a.steady_iterations, "same": r.output == ref.output,
-                       "cpu": r.cpu, "iters": [c for c, _ in r.iterations],
-                       "walls": [wl for _, wl in r.iterations], "jits": r.jit}
+                measured = r.measured_cpu()
+                rec = {"cfg": cid, "round": rnd, "ok": r.ok and bool(measured),
+                       "same": r.output == ref.output, "cpu": r.cpu,
+                       "iters": [c for c, _ in r.iterations],
+                       "walls": [wl for _, wl in r.iterations], "jits": r.jit,
+                       "measured": r.measured, "settled": r.settled}
                 st["runs"].append(rec)
-                half = rec["iters"][len(rec["iters"]) // 2:]
-                benchlib.log("[%s] %s steady r%d %-14s process cpu %6.2f s, last-half "
-                             "iteration median %s%s" % (
-                                 self.elapsed(), w.name, rnd, cid, r.cpu,
-                                 "%.3f s" % statistics.median(half) if half else "-",
+                benchlib.log("[%s] %s steady r%d %-14s process cpu %6.2f s, %d iterations "
+                             "(settled: %s), measured median %s%s" % (
+                                 self.elapsed(), w.name, rnd, cid, r.cpu, len(r.iterations),
+                                 "yes" if r.settled else "no",
+                                 "%.3f s" % statistics.median(measured) if measured else "-",
                                  "" if rec["ok"] and rec["same"] else " FAILED/DIFFERS"))
             self.save()
 
@@ -529,6 +536,23 @@ class Bench:
 # Analysis
 
 
+def measured_iters(rec) -> list:
+    """CPU seconds of a steady run's measured iterations (runs recorded before Repeat marked
+    them: the last half)."""
+    marks = rec.get("measured")
+    if marks:
+        return [c for c, m in zip(rec["iters"], marks) if m]
+    return rec["iters"][len(rec["iters"]) // 2:]
+
+
+def warmup_iterations(rec):
+    """Iterations a steady run needed before it was measured; None if it never settled."""
+    marks = rec.get("measured")
+    if not marks or not rec.get("settled", True):
+        return None
+    return len(marks) - sum(1 for m in marks if m)
+
+
 def steady_ratios(prog) -> dict:
     """{cfg: {ratio, min, max, n, same, base_s}}: steady-state CPU per iteration against the
     uninstrumented program's in the same round (medians over the last half of iterations)."""
@@ -537,8 +561,8 @@ def steady_ratios(prog) -> dict:
         return {}
 
     def level(rec):
-        half = rec["iters"][len(rec["iters"]) // 2:]
-        return statistics.median(half) if half and rec["ok"] else None
+        m = measured_iters(rec)
+        return statistics.median(m) if m and rec["ok"] else None
 
     base = {r["round"]: level(r) for r in st["runs"] if r["cfg"] == "base"}
     ratios, same = {}, {}
@@ -564,11 +588,21 @@ def steady_jit_shares(prog) -> dict:
     shares = {}
     for r in st["runs"]:
         jits = r.get("jits") or []
-        n = len(r["iters"]) // 2
-        cpu = sum(r["iters"][n:])
+        marks = r.get("measured") or [i >= len(r["iters"]) // 2 for i in range(len(r["iters"]))]
+        cpu = sum(c for c, m in zip(r["iters"], marks) if m)
+        jit = sum(j for j, m in zip(jits, marks) if m)
         if r["ok"] and jits and cpu > 0 and r["cfg"] != STEADY_REFERENCE:
-            shares.setdefault(r["cfg"], []).append(sum(jits[n:]) / cpu)
+            shares.setdefault(r["cfg"], []).append(jit / cpu)
     return {c: statistics.median(v) for c, v in shares.items()}
+
+
+def steady_warmups(prog) -> dict:
+    """{cfg: [iterations to settle per round, None where it did not]}."""
+    out = {}
+    for r in prog.get("steady", {}).get("runs", []):
+        if r["ok"] and r["cfg"] != STEADY_REFERENCE:
+            out.setdefault(r["cfg"], []).append(warmup_iterations(r))
+    return out
 
 
 def analyse(raw):
@@ -644,6 +678,7 @@ def analyse(raw):
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         out["steady"] = steady_ratios(prog)
         out["steady_jit"] = steady_jit_shares(prog)
+        out["steady_warmup"] = steady_warmups(prog)
         steady_broken = {r["cfg"] for r in prog.get("steady", {}).get("runs", []) if not r["ok"]}
         sp = {c: read_profile(Path(p)) for c, p in prog.get("steady", {}).get(
             "profiles", {}).items() if Path(p).exists() and c not in steady_broken}
@@ -710,18 +745,47 @@ def steady_section(raw, res, progs) -> str:
     cfg = raw["config"]
     return ("\n## Table S: steady state (code compiled before it is measured)\n\n"
             "The paper compiled every method at O2 before the run, so its overheads exclude "
-            "compilation. Here each JVM runs the program's main() %d times "
+            "compilation. Here each JVM runs the program's main() until the JIT has settled "
+            "(the compilers' time over the last 3 iterations under 3%% of their CPU time; at "
+            "most %d iterations), then %d more, which are measured "
             "(bench/workloads/Repeat.java; only the first iteration's output is kept, and it is "
             "compared with the original's); the figure is the median process CPU time of the "
-            "last half of the iterations over the uninstrumented program's in the same round; "
+            "measured iterations over the uninstrumented program's in the same round; "
             "median over %d interleaved rounds (min..max). The single-run tables below include "
             "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % (
-                cfg.get("steady_iterations", 0), cfg.get("steady_rounds", 0)) +
+                cfg.get("steady_iterations", 0), cfg.get("steady_measure", 10),
+                cfg.get("steady_rounds", 0)) +
             table(["program", "input", "uninstrumented, per iteration"] + ids, rows) + "\n" +
-            jit_share_table(res, progs) +
+            jit_share_table(res, progs) + warmup_table(res, progs) +
             "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
             "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
             table(["program"] + acc_ids, acc_rows) + "\n")
+
+
+def warmup_table(res, progs) -> str:
+    """How many iterations each configuration ran before the JIT settled: the warm-up cost of
+    compiling the rewritten code, which the steady figures leave out."""
+    rows = []
+    for p in progs:
+        w = res[p].get("steady_warmup", {})
+        cells = []
+        for c in STEADY_CONFIGS:
+            runs = w.get(c)
+            if not runs:
+                cells.append("-")
+                continue
+            ok = [n for n in runs if n is not None]
+            cell = "%d" % statistics.median(ok) if ok else "never"
+            if len(ok) < len(runs):
+                cell += " (%d of %d unsettled)" % (len(runs) - len(ok), len(runs))
+            cells.append(cell)
+        rows.append([p] + cells)
+    if not rows:
+        return ""
+    return ("\nIterations before the JIT settled (median over rounds; \"unsettled\": measured "
+            "at the cap anyway). The rewritten programs compile two to three times the "
+            "bytecode, so they settle later; whole runs (Tables 1-4) include that cost.\n\n" +
+            table(["program"] + STEADY_CONFIGS, rows) + "\n")
 
 
 def jit_share_table(res, progs) -> str:
@@ -1204,8 +1268,11 @@ def main() -> int:
     ap.add_argument("--instrument-args", default="",
                     help="extra `duplex instrument` options for every variant, e.g. "
                     "'--layout outline'")
-    ap.add_argument("--steady-iterations", type=int, default=20,
-                    help="steady-state phase: main() runs per JVM (0: no steady phase)")
+    ap.add_argument("--steady-iterations", type=int, default=150,
+                    help="steady-state phase: at most this many main() runs per JVM before the "
+                    "JIT settles (0: no steady phase)")
+    ap.add_argument("--steady-measure", type=int, default=10,
+                    help="steady-state phase: main() runs measured once the JIT has settled")
     ap.add_argument("--steady-rounds", type=int, default=3)
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "

@@ -1,17 +1,17 @@
 #!/usr/bin/env python3
 """Side-by-side A/B of rewriter variants on one program, in steady state.
 
-  steady_ab.py PROGRAM [--rounds N] [--iterations N] VARIANT...
+  steady_ab.py PROGRAM [--rounds N] [--max-iterations N] [--measure N] VARIANT...
 
 A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
   full=full@1000          full0=full@0           checks=checks@0
   nolocal=full,--check,call@1000:-XX:MaxInlineSize=70
   old!/tmp/duplex-old=full@1000   (rewritten by another duplex binary, to compare two builds)
 The uninstrumented program is always run as "base". Every round runs base and each variant
-once, in a shuffled order; each run is one JVM running main() --iterations times
-(bench/workloads/Repeat.java). The figure is the median CPU time of the last half of the
-iterations over base's in the same round; the table gives the median over rounds and the
-range. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
+once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
+--max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
+the median CPU time of the measured iterations over base's in the same round; the table gives
+the median over rounds and the range, and how many iterations each needed to settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
 rewritten program costs what); the paper-shaped tables come from run_bench.py.
 """
 
@@ -50,15 +50,18 @@ def main():
     ap.add_argument("program")
     ap.add_argument("variants", nargs="+")
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--iterations", type=int, default=8)
+    ap.add_argument("--max-iterations", type=int, default=150)
+    ap.add_argument("--measure", type=int, default=10)
     a = ap.parse_args()
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
     variants = [parse_variant(t) for t in a.variants]
     for v in variants:
         v["jars"] = rewrite(w, v)
-    reference = benchlib.run(w, extra, size="large").output
+    reference = benchlib.run(w, extra, size=benchlib.steady_size(w.name)).output
     ratios = {v["name"]: [] for v in variants}
+    warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
+    repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
     for rnd in range(1, a.rounds + 1):
         order = [None] + variants
         random.Random(rnd).shuffle(order)
@@ -66,28 +69,35 @@ def main():
         times = {}
         for v in order:
             if v is None:
-                r = benchlib.run(w, extra, size="large", repeat=a.iterations)
+                r = benchlib.run(w, extra, size=benchlib.steady_size(w.name), repeat=repeat)
             else:
                 opts = benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"]
-                r = benchlib.run(w, extra, v["jars"], opts, size="large", repeat=a.iterations)
+                r = benchlib.run(w, extra, v["jars"], opts, size=benchlib.steady_size(w.name), repeat=repeat)
             name = "base" if v is None else v["name"]
-            if not r.ok or r.output != reference or len(r.iterations) != a.iterations:
+            measured = r.measured_cpu()
+            if not r.ok or r.output != reference or not measured:
                 print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
                 continue
-            half = [c for c, _ in r.iterations][a.iterations // 2:]
-            times[name] = statistics.median(half)
-            print("round %d %-10s %.3f s per iteration" % (rnd, name, times[name]), flush=True)
+            times[name] = statistics.median(measured)
+            warmup = len(r.iterations) - len(measured)
+            warmups[name].append(warmup if r.settled else None)
+            print("round %d %-10s %.3f s per iteration, settled after %s iterations" % (
+                rnd, name, times[name], warmup if r.settled else "no (%d)" % warmup), flush=True)
         base = times.get("base")
         for v in variants:
             if base and v["name"] in times:
                 ratios[v["name"]].append(times[v["name"]] / base - 1)
-    print("\n| variant | steady overhead, median (range) over %d rounds |" % a.rounds)
-    print("| --- | --- |")
+    print("\n| variant | steady overhead, median (range) over %d rounds | iterations to settle |"
+          % a.rounds)
+    print("| --- | --- | --- |")
+    settle = lambda n: ", ".join("-" if x is None else str(x) for x in warmups[n])
+    print("| base | | %s |" % settle("base"))
     for v in variants:
         rs = ratios[v["name"]]
         if rs:
-            print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) |" % (
-                v["name"], 100 * statistics.median(rs), 100 * min(rs), 100 * max(rs)))
+            print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) | %s |" % (
+                v["name"], 100 * statistics.median(rs), 100 * min(rs), 100 * max(rs),
+                settle(v["name"])))
 
 
 if __name__ == "__main__":

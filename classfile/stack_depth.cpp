@@ -364,6 +364,8 @@ class DepthWalker {
   Error error_;  // what slow_step failed with
   bool variable(const Insn& insn, Effect& e);
   [[gnu::noinline]] bool variable_miss(const Insn& insn, Effect& e);
+  Status drain();  // walks until the work list is empty
+  Status walk_unreached_frames();
 
   const CodeIR& ir_;
   const ConstantPool& pool_;
@@ -372,6 +374,7 @@ class DepthWalker {
   struct Scratch {
     std::vector<int32_t> depth;
     std::vector<std::pair<uint32_t, int32_t>> work;
+    std::vector<uint32_t> starts;  // walk_unreached_frames: unreached framed labels' places
   };
   static Scratch& scratch() {
     thread_local Scratch s;
@@ -564,6 +567,41 @@ Status DepthWalker::step(const Insn& insn, size_t i, Kind kind, int32_t& depth) 
   return Ok{};
 }
 
+Status DepthWalker::drain() {
+  while (!work_.empty()) {
+    auto [index, depth] = work_.back();
+    work_.pop_back();
+    if (auto s = walk(index, depth); !s) return s;
+  }
+  return Ok{};
+}
+
+// Code no path reaches still gets verified where it carries a frame (HotSpot's type checker
+// checks every frame's code): walk it from its frames too, or its stack need is missed. In
+// code order, so a framed label that earlier dead code runs into is walked from there.
+Status DepthWalker::walk_unreached_frames() {
+  std::vector<uint32_t>& starts = scratch_.starts;
+  starts.clear();
+  const size_t labels = std::min(ir_.labels.size(), label_pos_.size());
+  for (LabelId l = 0; l < labels; ++l) {
+    if (depth_[l] < 0 && ir_.labels[l].frame && label_pos_[l] != UINT32_MAX) {
+      starts.push_back(label_pos_[l]);
+    }
+  }
+  if (starts.empty()) return Ok{};  // the usual case: every framed label was reached
+  std::sort(starts.begin(), starts.end());
+  for (uint32_t i : starts) {
+    const LabelId l = ir_.insns[i].label();
+    if (depth_[l] >= 0) continue;
+    int32_t depth = 0;
+    for (const VType& v : ir_.labels[l].frame->stack) depth += v.is_wide() ? 2 : 1;
+    max_ = std::max(max_, depth);
+    work_.emplace_back(i, depth);
+    if (auto s = drain(); !s) return s;
+  }
+  return Ok{};
+}
+
 Result<uint16_t> DepthWalker::run() {
   if (ir_.insns.empty()) return Error::plain("empty code");
   cache_.use(pool_);
@@ -574,11 +612,8 @@ Result<uint16_t> DepthWalker::run() {
     if (auto s = push(tc.handler, 1); !s) return s.error();
     if (max_ < 1) max_ = 1;
   }
-  while (!work_.empty()) {
-    auto [index, depth] = work_.back();
-    work_.pop_back();
-    if (auto s = walk(index, depth); !s) return s.error();
-  }
+  if (auto s = drain(); !s) return s.error();
+  if (auto s = walk_unreached_frames(); !s) return s.error();
   if (max_ > 65535) return Error::plain("max_stack exceeds 65535");
   return static_cast<uint16_t>(max_);
 }

@@ -100,6 +100,10 @@ class CallEdgeInstrumentation final : public Instrumentation {
                           const char* plain, const char* virtual_form) {
     const Insn& invoke = m.code.insns[site.insn];
     bool dispatched = invoke.opcode == op::kInvokevirtual || invoke.opcode == op::kInvokeinterface;
+    bool sampled_form = std::string_view(plain) != runtime_api::kCallSite;
+    if (!dispatched && !sampled_form && out.count_in_class('s', site.target)) {
+      return Ok{};
+    }
     if (!dispatched) {
       if (auto s = out.push_string(site.target); !s) return s;
       return out.invoke_static(out.runtime_class(), plain, runtime_api::kKeyDesc);
@@ -188,6 +192,10 @@ class FieldAccessInstrumentation final : public Instrumentation {
                           const char* read, const char* write) {
     uint16_t opcode = m.code.insns[site.insn].opcode;
     bool is_write = opcode == op::kPutstatic || opcode == op::kPutfield;
+    bool sampled_form = std::string_view(read) != runtime_api::kFieldRead;
+    if (!sampled_form && out.count_in_class(is_write ? 'w' : 'r', site.target)) {
+      return Ok{};
+    }
     if (auto s = out.push_string(site.target); !s) return s;
     return out.invoke_static(out.runtime_class(), is_write ? write : read, runtime_api::kKeyDesc);
   }

@@ -11,10 +11,21 @@
 namespace duplex {
 
 Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
-                                        CheckForm form, int32_t counter_slot, bool flag_checks) {
+                                        CheckForm form, int32_t counter_slot, bool flag_checks,
+                                        bool exits) {
   CheckEmitter c;
   c.form_ = form;
   c.flag_ = flag_checks;
+  c.exits_ = exits;
+  if (exits) {
+    auto tick = pool.add_methodref(runtime_class, runtime_api::kTick, runtime_api::kTickDesc);
+    if (!tick) return tick.error();
+    auto tick_entry =
+        pool.add_methodref(runtime_class, runtime_api::kTickEntry, runtime_api::kTickDesc);
+    if (!tick_entry) return tick_entry.error();
+    c.tick_ = *tick;
+    c.tick_entry_ = *tick_entry;
+  }
   auto check = pool.add_methodref(runtime_class, runtime_api::kCheck, runtime_api::kCheckDesc);
   if (!check) return check.error();
   c.check_ = *check;
@@ -38,6 +49,7 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
 
 void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
+  if (exits_) return emit_tick(ir, tick_, sample);
   if (form_ == CheckForm::kInline) return emit_inline(ir, sample);
   if (has_local()) return emit_local(ir, sample);
   emit_call(ir, sample);
@@ -45,6 +57,7 @@ void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
 
 void CheckEmitter::emit_entry(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
+  if (exits_) return emit_tick(ir, tick_entry_, sample);
   // checkEntry() (which also clears the sampling flag), then with a local counter the reload,
   // which sees the entry's own decrement.
   ir.insns.push_back(Insn::make(op::kInvokestatic, check_entry_));
@@ -66,6 +79,11 @@ void CheckEmitter::emit_reload(CodeIR& ir) const {
   if (!has_local()) return;
   ir.insns.push_back(Insn::make(op::kGetstatic, counter_));
   ir.insns.push_back(Insn::make(op::kIstore, local_slot_));
+}
+
+void CheckEmitter::emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const {
+  ir.insns.push_back(Insn::make(op::kInvokestatic, method));
+  ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
 }
 
 void CheckEmitter::emit_call(CodeIR& ir, LabelId sample) const {

@@ -22,8 +22,11 @@ class CheckEmitter {
   // `counter_slot` is the local that caches the counter (CheckForm::kLocal), or -1 when the
   // method has no local counter: then a local-form check is the call form. With
   // `flag_checks` every check of the method is a flag check, whatever the form.
+  // With `exits` (the checking method of an outlined pair that does not hand back) every
+  // counting check is `invokestatic tick()I; ifle sample`: the twin decides.
   static Result<CheckEmitter> make(ConstantPool& pool, std::string_view runtime_class,
-                                   CheckForm form, int32_t counter_slot, bool flag_checks);
+                                   CheckForm form, int32_t counter_slot, bool flag_checks,
+                                   bool exits = false);
 
   bool has_local() const { return local_slot_ >= 0; }
   int32_t local_slot() const { return local_slot_; }
@@ -46,9 +49,12 @@ class CheckEmitter {
   void emit_call(CodeIR& ir, LabelId sample) const;
   void emit_inline(CodeIR& ir, LabelId sample) const;
   void emit_local(CodeIR& ir, LabelId sample) const;
+  void emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const;
 
   CheckForm form_ = CheckForm::kCall;
   bool flag_ = false;
+  bool exits_ = false;
+  uint16_t tick_ = 0, tick_entry_ = 0;
   int32_t local_slot_ = -1;
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
 };

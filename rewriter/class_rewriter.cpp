@@ -4,6 +4,7 @@
 #include <string>
 
 #include "classfile/class_file.h"
+#include "rewriter/class_counters.h"
 #include "rewriter/method_rewriter.h"
 #include "rewriter/rewriter.h"
 #include "rewriter/runtime_api.h"
@@ -145,9 +146,10 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   std::vector<MethodCalls> calls;
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
+  ClassCounters counters = ClassCounters::for_class(cf, options.runtime_class);
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
-    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names);
+    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters);
     // One malformed method and the JVM refuses the class (at definition or verification):
     // it is left exactly as it is, so that it fails just as it would without duplex.
     if (outcome.malformed) return std::move(*outcome.malformed);
@@ -175,6 +177,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   for (AddedMethod& twin : added) {
     if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
   }
+  if (auto s = counters.install(cf); !s) return s.error().in(result.class_name);
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {

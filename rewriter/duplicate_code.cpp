@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <tuple>
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
@@ -49,6 +50,7 @@ class Duplicator {
       return s.error();
     }
     emit_trampolines();
+    emit_decisions();
     build_exception_table();
     emit_handler_stubs();
     if (!checking_only()) copy_debug_tables();
@@ -87,8 +89,8 @@ class Duplicator {
   }
 
   Status make_runtime_calls() {
-    auto check =
-        CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot(), plan_.flag_checks);
+    auto check = CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot(),
+                                    plan_.flag_checks, exits_to_twin());
     if (!check) return check.error();
     check_ = *check;
     if (count_edges_) {
@@ -101,10 +103,16 @@ class Duplicator {
       count_entry_ = Insn::make(op::kInvokestatic, *entry);
       count_back_ = Insn::make(op::kInvokestatic, *back);
     }
-    if (outline_.layout && hands_back(*outline_.layout)) {
+    if (hands_back_here()) {
       auto calls = HandBackCalls::make(pool_, m_.runtime_class);
       if (!calls) return calls.error();
       hand_back_calls_ = *calls;
+    }
+    if (twin_side() && !outline_.hand_back) {
+      auto expired =
+          pool_.add_methodref(m_.runtime_class, runtime_api::kExpired, runtime_api::kCheckDesc);
+      if (!expired) return expired.error();
+      expired_ = Insn::make(op::kInvokestatic, *expired);
     }
     return Ok{};
   }
@@ -113,6 +121,7 @@ class Duplicator {
   // with edge checks. Without loops the entry check is the only one, and a call is cheaper.
   int32_t counter_slot() const {
     if (check_form_ != CheckForm::kLocal || plan_.flag_checks || !has_edge_checks()) return -1;
+    if (exits_to_twin()) return -1;
     if (outline_.layout && outline_.side == OutlineSide::kTwin)
       return outline_.layout->twin_max_locals;
     return src_.max_locals;
@@ -121,6 +130,15 @@ class Duplicator {
   // Events' scratch locals go past the method's locals and the local counter.
   uint16_t first_temp_local() const {
     return check_.has_local() ? static_cast<uint16_t>(check_.local_slot() + 1) : src_.max_locals;
+  }
+
+  bool has_back_edges() const {
+    for (const BasicBlock& b : cfg_.blocks) {
+      for (const CfgEdge& e : b.succs) {
+        if (e.back) return true;
+      }
+    }
+    return false;
   }
 
   bool has_edge_checks() const {
@@ -266,8 +284,13 @@ class Duplicator {
   // The check (and count) of edge e of block b, out of line: `check; ifne copy; goto target`.
   // One per edge, shared by the checking code and the duplicated code: a back edge taken in
   // the copy passes the same check, so at interval 1 every iteration is sampled.
-  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, std::optional<Frame> frame) {
-    auto [it, fresh] = edge_trampoline_.try_emplace({b, e}, kNoLabel);
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, std::optional<Frame> frame,
+                          bool from_copy = false) {
+    // Where the copy's back edges rejoin a checking copy that runs on after a sample (a twin
+    // that does not hand back), they get trampolines of their own: a shared one would merge
+    // the sampled path into the hot back edge before its jump to the loop header.
+    bool own = from_copy && twin_side() && !outline_.hand_back;
+    auto [it, fresh] = edge_trampoline_.try_emplace({b, e, own}, kNoLabel);
     if (!fresh) return it->second;
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
     Trampoline t{out_.new_label(), fallback,
@@ -279,8 +302,8 @@ class Duplicator {
     return it->second = t.label;
   }
 
-  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback) {
-    return make_trampoline(b, e, fallback, frame_of(fallback));
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, bool from_copy = false) {
+    return make_trampoline(b, e, fallback, frame_of(fallback), from_copy);
   }
 
   void emit_checking_code() {
@@ -321,7 +344,7 @@ class Duplicator {
       if (plan_.count_edge[b][e]) out_.insns.push_back(count_back_);
       if (!plan_.check_edge[b][e]) continue;
       emit_check(sample_target(static_cast<int32_t>(succs[e].to)));
-      if (!twin_side()) continue;
+      if (!twin_side() || !outline_.hand_back) continue;
       // In a twin, a check that does not fire ends the sample. The target block follows with
       // no fall-through into it any more: it needs a frame of its own if it has none.
       uint32_t to = succs[e].to;
@@ -357,7 +380,7 @@ class Duplicator {
       }
       emit_check(t.dup_target);
       // In a twin, a check that does not fire ends the sample.
-      LabelId next = twin_side() ? hand_back_label(t.to_block) : t.fallback;
+      LabelId next = twin_side() && outline_.hand_back ? hand_back_label(t.to_block) : t.fallback;
       out_.insns.push_back(Insn::make_branch(op::kGoto, next));
     }
     for (const auto& [entry, label] : hand_back_label_) {
@@ -372,6 +395,11 @@ class Duplicator {
   // The checking method of an outlined pair: no copy here, checks call the twin.
   bool checking_only() const { return outline_.layout && outline_.side == OutlineSide::kChecking; }
   bool twin_side() const { return outline_.layout && outline_.side == OutlineSide::kTwin; }
+  // The checking method of a pair that does not hand back: its checks leave for the twin.
+  bool exits_to_twin() const { return outline_.layout && !outline_.hand_back; }
+  bool hands_back_here() const {
+    return outline_.layout && outline_.hand_back && hands_back(*outline_.layout);
+  }
 
   // A twin whose copy never enters the checking code: every block is kept and every back edge
   // is checked, so each way back hands back to the checking method (Full-Duplication). Its own
@@ -379,6 +407,9 @@ class Duplicator {
   // Partial's exits into removed blocks need it.
   bool twin_reaches_no_checking_code() const {
     if (!twin_side()) return false;
+    // Without hand-back the twin's checking copy runs the rest of an activation after a sample
+    // at a back edge; a loop-free method has none, and calls itself when it is not sampled.
+    if (!outline_.hand_back && !plan_.flag_checks && has_back_edges()) return false;
     for (uint32_t b = 0; b < cfg_.blocks.size(); ++b) {
       if (!plan_.kept[b]) return false;
       const auto& succs = cfg_.blocks[b].succs;
@@ -412,6 +443,7 @@ class Duplicator {
 
   // Where a check that fires goes, for the method entry (-1) or the copy of a block.
   LabelId sample_target(int32_t block) {
+    if (decides_in_twin() && block >= 0) return decision_label(static_cast<uint32_t>(block));
     if (!checking_only()) return block < 0 ? dup_entry_ : dup_start_[block];
     int32_t e = outline_.layout->entry_of_block(block);
     auto [it, fresh] = twin_call_label_.try_emplace(e, kNoLabel);
@@ -426,7 +458,7 @@ class Duplicator {
   // or, when the twin can hand back, go on where it handed back (rewriter/hand_back.h).
   Status emit_twin_calls() {
     const OutlineLayout& layout = *outline_.layout;
-    const bool resumes = hands_back(layout);
+    const bool resumes = hands_back_here();
     LabelId after = resumes ? out_.new_label() : kNoLabel;
     for (const auto& [entry, label] : twin_call_label_) {
       place(label);
@@ -474,15 +506,34 @@ class Duplicator {
     LabelId top = copy_only_ ? cases[0] : out_.new_label();
     out_.labels[top].frame = *frame;
     table.targets = cases;
-    out_.insns.push_back(Insn::make(static_cast<uint8_t>(op::kIload), layout.id_slot));
-    Insn sw = Insn::make_branch(op::kTableswitch, top);
-    sw.switch_index = static_cast<uint32_t>(out_.switches.size());
-    out_.switches.push_back(std::move(table));
-    out_.insns.push_back(sw);
+    // One entry and nothing else to reach: no dispatch (the id parameter stays, unused).
+    if (layout.entries.size() > 1 || !copy_only_) {
+      out_.insns.push_back(Insn::make(static_cast<uint8_t>(op::kIload), layout.id_slot));
+      Insn sw = Insn::make_branch(op::kTableswitch, top);
+      sw.switch_index = static_cast<uint32_t>(out_.switches.size());
+      out_.switches.push_back(std::move(table));
+      out_.insns.push_back(sw);
+    }
     for (size_t e = 0; e < layout.entries.size(); ++e) {
       place(cases[e]);
       emit_twin_prologue(layout, e, out_.insns);
       int32_t block = layout.entries[e].block;
+      if (decides_in_twin() && copy_only_) {
+        // A loop-free method's twin has no checking copy: when this is not a sample (sampling
+        // off), it calls the method itself again, which nothing has changed yet.
+        LabelId sample = out_.new_label();
+        out_.labels[sample].frame = layout.entries[e].frame;
+        out_.insns.push_back(expired_);
+        out_.insns.push_back(Insn::make_branch(op::kIfne, sample));
+        if (auto s = emit_call_original(layout.entries[e].frame); !s) return s;
+        place(sample);
+      } else if (decides_in_twin()) {
+        // Entered because the checking method's counter ran out: sample, or go on unsampled
+        // in this twin's checking code (which then runs the rest of the activation).
+        out_.insns.push_back(expired_);
+        out_.insns.push_back(
+            Insn::make_branch(op::kIfeq, block < 0 ? top : unsampled_entry(block)));
+      }
       LabelId into = block < 0 ? dup_entry_ : dup_start_[block];
       if (into == kNoLabel) into = check_start_[0];  // nothing sampled from here: the top
       // A block entered by fall-through only has no frame of its own; the entry's frame (the
@@ -499,11 +550,60 @@ class Duplicator {
     // computed further on never carry the twin's parameter slots into a join with a path
     // that went through one of the original frames. (A nop keeps that frame off the offset
     // of `top`, whose frame is the twin's.)
-    if (!cfg_.blocks.empty() && !block_entry_frame(0)) {
-      if (out_.insns.size() == before) out_.insns.push_back(Insn::make(op::kNop));
+    // A nop also keeps `top`'s frame apart from block 0's own frame (a loop at offset 0).
+    if (out_.insns.size() == before) out_.insns.push_back(Insn::make(op::kNop));
+    if (!cfg_.blocks.empty() && !block_entry_frame(0))
       out_.labels[check_start_[0]].frame = layout.entries[0].frame;
-    }
     return Ok{};
+  }
+
+  // `return m(...)`: the original method called with the entry's locals (its parameters), by
+  // invokespecial for an instance method, so that no override runs instead.
+  Status emit_call_original(const Frame& entry) {
+    const MethodContext& c = m_.context;
+    auto ref = pool_.add_methodref(c.class_name, c.method_name, c.descriptor);
+    if (!ref) return ref.error();
+    for (const auto& [slot, t] : locals_by_slot(entry)) {
+      out_.insns.push_back(local_insn(false, kind_of(t), slot));
+    }
+    bool is_static = (c.access_flags & access::kStatic) != 0;
+    out_.insns.push_back(Insn::make(is_static ? op::kInvokestatic : op::kInvokespecial, *ref));
+    out_.insns.push_back(return_for(c.descriptor));
+    return Ok{};
+  }
+
+  // A twin entered by a counting check that does not hand back decides itself whether to
+  // sample (Duplex.expired). Flag checks need no decision: the caller's sample decided.
+  bool decides_in_twin() const { return twin_side() && !outline_.hand_back && !plan_.flag_checks; }
+
+  // In such a twin a counting check that runs out goes here: `expired()`, then the copy of
+  // the block (a sample) or the block itself, each by a jump of its own to the block's start,
+  // so the rare path joins the loop at its header and never in the middle of the hot path.
+  LabelId decision_label(uint32_t block) {
+    auto [it, fresh] = decision_label_.try_emplace(block, kNoLabel);
+    if (fresh) {
+      it->second = out_.new_label();
+      int32_t e = outline_.layout->entry_of_block(static_cast<int32_t>(block));
+      out_.labels[it->second].frame = outline_.layout->entries[e].frame;
+    }
+    return it->second;
+  }
+
+  void emit_decisions() {
+    for (const auto& [block, label] : decision_label_) {
+      place(label);
+      out_.insns.push_back(expired_);
+      out_.insns.push_back(
+          Insn::make_branch(op::kIfeq, unsampled_entry(static_cast<int32_t>(block))));
+      LabelId copy = dup_start_[block];
+      if (!out_.labels[copy].frame) out_.labels[copy].frame = out_.labels[label].frame;
+      out_.insns.push_back(Insn::make_branch(op::kGoto, copy));
+    }
+  }
+
+  LabelId unsampled_entry(int32_t block) {
+    give_entry_frame(static_cast<uint32_t>(block));
+    return check_start_[static_cast<uint32_t>(block)];
   }
 
   // ---- duplicated code ----
@@ -559,7 +659,7 @@ class Duplicator {
   // A back edge of the copy goes through its edge's check, if it has one.
   LabelId dup_target(uint32_t b, size_t e, LabelId original) {
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
-    if (edge.back && edge_has_action(b, e)) return make_trampoline(b, e, original);
+    if (edge.back && edge_has_action(b, e)) return make_trampoline(b, e, original, true);
     return dup_edge_target(edge, original);
   }
 
@@ -591,7 +691,7 @@ class Duplicator {
       LabelId target =
           (edge.back || !plan_.kept[edge.to]) ? check_start_[edge.to] : dup_start_[edge.to];
       if (edge.back && edge_has_action(b, e)) {
-        target = make_trampoline(b, e, check_start_[edge.to], block_entry_frame(edge.to));
+        target = make_trampoline(b, e, check_start_[edge.to], block_entry_frame(edge.to), true);
       }
       out_.insns.push_back(Insn::make_branch(op::kGoto, target));
     }
@@ -752,16 +852,18 @@ class Duplicator {
   CodeIR out_;
   std::map<int32_t, LabelId> twin_call_label_;  // outline entry -> its call in the checking code
   std::map<int32_t, LabelId> hand_back_label_;  // outline entry -> the twin's hand-back to it
+  std::map<uint32_t, LabelId> decision_label_;  // block -> the twin's sample-or-not decision
   HandBackCalls hand_back_calls_;
   CheckEmitter check_;
   const CheckForm check_form_;
-  Insn count_entry_, count_back_;
+  Insn count_entry_, count_back_, expired_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
   std::set<LabelId> jumped_to_handlers_;                   // handlers a trampoline also jumps to
   std::map<LabelId, LabelId> handler_stub_;  // such a handler -> its exception-table entry
   std::vector<Trampoline> trampolines_;
-  std::map<std::pair<uint32_t, size_t>, LabelId> edge_trampoline_;  // (block, edge) -> label
+  // (block, edge, from the copy) -> label
+  std::map<std::tuple<uint32_t, size_t, bool>, LabelId> edge_trampoline_;
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
   bool has_entry_events_ = false;
   bool copy_only_ = false;       // a twin with no checking code (twin_reaches_no_checking_code)

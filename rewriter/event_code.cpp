@@ -1,6 +1,7 @@
 #include <algorithm>
 
 #include "classfile/opcodes.h"
+#include "rewriter/class_counters.h"
 #include "rewriter/instrumentation.h"
 #include "rewriter/runtime_api.h"
 
@@ -42,6 +43,14 @@ Result<uint16_t> EventCode::temp_local(uint16_t slots) {
   used_ = static_cast<uint16_t>(used_ + slots);
   high_ = std::max<uint16_t>(high_, static_cast<uint16_t>(at + slots));
   return static_cast<uint16_t>(at);
+}
+
+bool EventCode::count_in_class(char kind, std::string_view key) {
+  if (!counters_ || !counters_->usable()) return false;
+  size_t before = out_.size();
+  if (counters_->emit_increment(pool_, kind, key, out_)) return true;
+  out_.resize(before);
+  return false;
 }
 
 Status EventCode::count_event(std::string_view key) {

@@ -18,6 +18,8 @@
 
 namespace duplex {
 
+class ClassCounters;
+
 // The method being rewritten, read-only.
 struct MethodView {
   const ClassFile& cls;
@@ -27,6 +29,8 @@ struct MethodView {
   // The runtime class events call (internal name): duplex/runtime/Duplex unless the rewrite
   // options name another (a shaded copy, or a stub placed inside a JDK module for tests).
   std::string_view runtime_class;
+  // The class's own event counters (EventCode::count_in_class), or null.
+  ClassCounters* counters = nullptr;
 };
 
 enum class SiteKind : uint8_t {
@@ -47,10 +51,11 @@ struct SitePoint {
 class EventCode {
  public:
   EventCode(ConstantPool& pool, std::vector<Insn>& out, std::string_view runtime_class,
-            uint16_t first_free_local = 0)
+            uint16_t first_free_local = 0, ClassCounters* counters = nullptr)
       : pool_(pool),
         out_(out),
         runtime_class_(runtime_class),
+        counters_(counters),
         first_free_(first_free_local),
         high_(first_free_local) {}
 
@@ -59,6 +64,10 @@ class EventCode {
   Status invoke_static(std::string_view owner, std::string_view name, std::string_view desc);
   // Calls the duplex runtime's event counter with `key` ("kind:detail").
   Status count_event(std::string_view key);
+  // Built-in events only: counts `key` of `kind` ('r' field read, 'w' field write, 's' static
+  // or special call site) in the class's own counters, with no call (rewriter/class_counters.h).
+  // False, with nothing emitted, where the class has none: then call the runtime instead.
+  bool count_in_class(char kind, std::string_view key);
   void raw(const Insn& insn) { out_.push_back(insn); }
   ConstantPool& pool() { return pool_; }
   std::string_view runtime_class() const { return runtime_class_; }
@@ -74,6 +83,7 @@ class EventCode {
   ConstantPool& pool_;
   std::vector<Insn>& out_;
   std::string_view runtime_class_;
+  ClassCounters* counters_ = nullptr;
   uint16_t first_free_ = 0;
   uint16_t used_ = 0;
   uint16_t high_ = 0;

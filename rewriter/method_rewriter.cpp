@@ -49,11 +49,12 @@ class LineLookup {
 class MethodRewriter {
  public:
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
-                 std::set<std::string>& twin_names)
+                 std::set<std::string>& twin_names, ClassCounters* counters)
       : cf_(cf),
         method_(method),
         options_(options),
         twin_names_(twin_names),
+        counters_(counters),
         ctx_(MethodContext::of(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
@@ -79,7 +80,7 @@ class MethodRewriter {
     }
     outcome_.report.original_code_size = original_code_size(code_attr);
     outcome_.report.new_code_size = outcome_.report.original_code_size;
-    MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class};
+    MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class, counters_};
     MethodSites sites(view, options_.instrumentations);
     outcome_.report.sites = static_cast<uint32_t>(sites.count());
     record_sites(view, sites);
@@ -178,12 +179,13 @@ class MethodRewriter {
                                              bool with_events, const OutlineLayout& layout) {
     auto ref = cf_.pool.add_methodref(ctx_.class_name, layout.twin_name, layout.twin_descriptor);
     if (!ref) return ref.error();
-    Outline checking{&layout, OutlineSide::kChecking, *ref};
+    Outline checking{&layout, OutlineSide::kChecking, *ref, options_.hand_back};
     auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
                                checking, options_.check);
     if (!code) return code.error();
-    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
-                               Outline{&layout, OutlineSide::kTwin, 0}, options_.check);
+    auto twin =
+        duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+                       Outline{&layout, OutlineSide::kTwin, 0, options_.hand_back}, options_.check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;
@@ -363,6 +365,7 @@ class MethodRewriter {
   Member& method_;
   const RewriteOptions& options_;
   std::set<std::string>& twin_names_;
+  ClassCounters* counters_;
   MethodContext ctx_;
   CodeIR ir_;
   MethodOutcome outcome_;
@@ -373,8 +376,8 @@ class MethodRewriter {
 }  // namespace
 
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
-                             std::set<std::string>& twin_names) {
-  return MethodRewriter(cf, method, options, twin_names).run();
+                             std::set<std::string>& twin_names, ClassCounters* counters) {
+  return MethodRewriter(cf, method, options, twin_names, counters).run();
 }
 
 }  // namespace duplex

@@ -12,6 +12,8 @@
 
 namespace duplex {
 
+class ClassCounters;
+
 // An invoke instruction of a rewritten method: where it is now and where it was.
 struct CallSite {
   uint32_t rewritten_offset = 0;
@@ -41,7 +43,8 @@ struct MethodOutcome {
 // Never fails: a method that cannot be rewritten is left unchanged, with the reason, and a
 // malformed one is also reported in `malformed`.
 // `twin_names` collects the outlined twins' names + descriptors across the class's methods.
+// `counters`: the class's own event counters (rewriter/class_counters.h), or null.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
-                             std::set<std::string>& twin_names);
+                             std::set<std::string>& twin_names, ClassCounters* counters = nullptr);
 
 }  // namespace duplex

@@ -75,6 +75,11 @@ struct RewriteOptions {
   // code (rewriter/outline_layout.h). Adds methods: not for classes that may later be
   // retransformed back to their original bytes (the agent turns it off).
   bool outline = true;
+  // Outlined layout: the twin hands back to the checking method at the first check that does
+  // not fire (rewriter/hand_back.h). Off: the checking method's checks leave for the twin
+  // (`return twin(...)`), and the twin, which then holds a checking copy too, runs the rest of
+  // the activation, so no rare path merges back into the checking method's compiled code.
+  bool hand_back = false;
   CheckForm check = CheckForm::kCall;
   // Loop-free methods of at most this many bytes (HotSpot's MaxInlineSize by default: the
   // methods C2 always inlines, often into hot loops) get flag checks: they read whether a

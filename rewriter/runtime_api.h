@@ -13,6 +13,12 @@ inline constexpr const char* kCheckDesc = "()Z";
 inline constexpr const char* kCounter = "counter";
 inline constexpr const char* kCounterDesc = "I";
 inline constexpr const char* kFire = "fire";
+// The exit check (outlined layout without hand-back): `tick()I` decrements the counter and
+// returns it; at zero or below the checking method calls its twin, which asks `expired()Z`.
+inline constexpr const char* kTick = "tick";
+inline constexpr const char* kTickEntry = "tickEntry";
+inline constexpr const char* kTickDesc = "()I";
+inline constexpr const char* kExpired = "expired";
 // A method entry's counting check: check(), after clearing `sampling` (the caller's sample
 // does not extend into a method that counts its own checks).
 inline constexpr const char* kCheckEntry = "checkEntry";
@@ -31,6 +37,11 @@ inline constexpr const char* kReceiverKeyDesc = "(Ljava/lang/Object;Ljava/lang/S
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";
 inline constexpr const char* kEvent = "event";
+// Per-class counters (rewriter/class_counters.h): the accessor a class gains creates its
+// array with counters(table) on first use.
+inline constexpr const char* kCounters = "counters";
+inline constexpr const char* kCountersDesc =
+    "(Ljava/lang/String;)Ljava/util/concurrent/atomic/AtomicLongArray;";
 // No-Duplication's fused forms: check, then the event (one call instead of a guard).
 inline constexpr const char* kSampledCallEdge = "sampledCallEdge";
 inline constexpr const char* kSampledFieldRead = "sampledFieldRead";

@@ -35,6 +35,7 @@ struct Outline {
   const OutlineLayout* layout = nullptr;
   OutlineSide side = OutlineSide::kChecking;
   uint16_t twin_methodref = 0;  // kChecking: the pool Methodref the checks call
+  bool hand_back = false;       // RewriteOptions::hand_back
 };
 
 // Full- or Partial-Duplication (by `plan`); with `with_events` false, Checks-only.

@@ -27,12 +27,15 @@ const char* const kInstrumentHelp =
     "  --include GLOB        only classes matching (dotted names, '*' and '?'); repeatable\n"
     "  --exclude GLOB        never classes matching; repeatable; wins over --include\n"
     "  --allow-huge          let methods grow past HotSpot's 8000-byte HugeMethodLimit\n"
-    "  --layout L            where duplicated code goes: inline (in the method, as in the\n"
-    "                        paper) or outline (in a synthetic twin method `NAME$duplex`,\n"
-    "                        so the method keeps only its checking code); default outline\n"
-    "  --check C             the check: call (invokestatic Duplex.check) or inline\n"
-    "                        (decrement the counter in place) or local (the counter\n"
-    "                        cached in a local in methods with loops); default call\n"
+    "  --layout L            where duplicated code goes: outline (default: a synthetic twin\n"
+    "                        method `NAME$duplex` that a check leaves for, and which runs\n"
+    "                        the rest of that activation), handback (the twin hands loops\n"
+    "                        back to the method at the end of each sample) or inline (in\n"
+    "                        the method, as in the paper)\n"
+    "  --check C             inline and handback layouts: call (invokestatic Duplex.check),\n"
+    "                        inline (decrement the counter in place) or local (the counter\n"
+    "                        cached in a local in methods with loops); default call. The\n"
+    "                        outline layout always calls Duplex.tick()\n"
     "  --flag-check-bytes N  loop-free methods of at most N bytes check the `sampling`\n"
     "                        flag a sampled caller sets instead of counting; 0: off;\n"
     "                        default 35 (HotSpot's MaxInlineSize)\n"
@@ -96,9 +99,10 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       (arg == "--include" ? options.include : options.exclude).push_back(v);
     } else if (arg == "--layout") {
       if (!value(v)) return "option --layout needs a value";
-      if (v != "inline" && v != "outline")
-        return "unknown layout '" + v + "' (expected inline or outline)";
-      options.rewrite.outline = v == "outline";
+      if (v != "inline" && v != "outline" && v != "handback")
+        return "unknown layout '" + v + "' (expected inline, outline or handback)";
+      options.rewrite.outline = v != "inline";
+      options.rewrite.hand_back = v == "handback";
     } else if (arg == "--check") {
       if (!value(v)) return "option --check needs a value";
       auto form = parse_check_form(v);

@@ -19,9 +19,17 @@ import java.util.Map;
  * <p>Usage: {@code Repeat ITERATIONS TIMES_FILE MAIN_CLASS ARGS...}. Only the first iteration's
  * standard output and error reach the real streams (that output is the one checked); later
  * iterations write into a sink. System.exit(0) from the program ends an iteration; any other
- * status ends the JVM with it. TIMES_FILE gets one line per iteration: "cpu_ns wall_ns jit_ms",
- * jit_ms being the JIT compilers' time during the iteration (CompilationMXBean, approximate):
- * it tells whether an iteration still pays for compilation.
+ * status ends the JVM with it. TIMES_FILE gets one line per iteration: "cpu_ns wall_ns jit_ms
+ * measured", jit_ms being the JIT compilers' time during the iteration (CompilationMXBean,
+ * approximate): it tells whether an iteration still pays for compilation.
+ *
+ * <p>ITERATIONS is a count (every iteration measured) or {@code converge:MAX:MEASURE}: iterations
+ * run until the JIT has settled (the compilers' time over the last {@value #WINDOW} iterations
+ * under {@value #SETTLED_PERCENT}% of their CPU time), then at least MEASURE more are measured,
+ * and more until they add up to {@value #MEASURED_SECONDS} s of CPU time (at most 10 * MEASURE:
+ * short iterations are noisy); after MAX iterations without settling, the last MEASURE are
+ * measured and the file's last line says "unsettled". A rewritten program compiles two to three times the bytecode and settles later;
+ * measuring it before then would compare compilation, not the code.
  *
  * <p>ecj's batch Main exits from inside a catch-all that would swallow the trap, so it runs
  * through its own no-exit constructor instead (same arguments, same output).
@@ -38,6 +46,9 @@ public final class Repeat {
   }
 
   private static final String ECJ_MAIN = "org.eclipse.jdt.internal.compiler.batch.Main";
+  private static final int WINDOW = 3;
+  private static final int SETTLED_PERCENT = 3;
+  private static final long MEASURED_SECONDS = 3;
 
   private Repeat() {}
 
@@ -47,7 +58,11 @@ public final class Repeat {
       System.err.println("usage: Repeat ITERATIONS TIMES_FILE MAIN_CLASS ARGS...");
       System.exit(2);
     }
-    int iterations = Integer.parseInt(args[0]);
+    boolean converge = args[0].startsWith("converge:");
+    String[] spec = args[0].split(":");
+    int iterations = converge ? Integer.parseInt(spec[1]) : Integer.parseInt(args[0]);
+    int measure = converge ? Integer.parseInt(spec[2]) : iterations;
+    int measureFrom = converge ? -1 : 0; // the first measured iteration, once known
     String timesFile = args[1];
     Class<?> mainClass = Class.forName(args[2]);
     Method main = mainClass.getMethod("main", String[].class);
@@ -73,7 +88,17 @@ public final class Repeat {
     java.lang.management.CompilationMXBean jit = ManagementFactory.getCompilationMXBean();
     boolean jitTimed = jit != null && jit.isCompilationTimeMonitoringSupported();
     StringBuilder times = new StringBuilder();
-    for (int i = 0; i < iterations; i++) {
+    int most = converge ? iterations + 10 * measure : iterations;
+    long[] cpus = new long[most];
+    long[] jits = new long[most];
+    int done = 0;
+    long measuredCpu = 0;
+    for (int i = 0; i < most; i++) {
+      if (measureFrom < 0 && i >= iterations) break; // never settled
+      if (measureFrom >= 0 && i >= measureFrom + measure
+          && (measuredCpu >= MEASURED_SECONDS * 1_000_000_000L || i >= measureFrom + 10 * measure)) {
+        break;
+      }
       if (i == 1) {
         System.setOut(sink);
         System.setErr(sink);
@@ -92,12 +117,45 @@ public final class Repeat {
         Runtime.getRuntime().halt(status);
       }
       long jitMs = jitTimed ? jit.getTotalCompilationTime() - jit0 : 0;
-      times.append(cpu).append(' ').append(wall).append(' ').append(jitMs).append('\n');
+      cpus[i] = cpu;
+      jits[i] = jitMs;
+      done = i + 1;
+      if (measureFrom >= 0 && i >= measureFrom) measuredCpu += cpu;
+      if (measureFrom < 0 && settled(cpus, jits, done)) measureFrom = done;
+      times.append(cpu).append(' ').append(wall).append(' ').append(jitMs).append(' ');
+      times.append(measureFrom >= 0 && i >= measureFrom ? 1 : 0).append('\n');
+    }
+    if (measureFrom < 0 || done < measureFrom + measure) {
+      times = remark(times.toString(), Math.max(0, done - measure));
+      times.append("unsettled\n");
     }
     System.setOut(out);
     System.setErr(err);
     Files.write(Paths.get(timesFile), times.toString().getBytes(StandardCharsets.UTF_8));
     System.setSecurityManager(null);
+  }
+
+  /** The JIT's share of the last WINDOW iterations' CPU time is under SETTLED_PERCENT. */
+  private static boolean settled(long[] cpuNs, long[] jitMs, int done) {
+    if (done < WINDOW) return false;
+    long cpu = 0;
+    long jit = 0;
+    for (int i = done - WINDOW; i < done; i++) {
+      cpu += cpuNs[i];
+      jit += jitMs[i];
+    }
+    return jit * 1_000_000L * 100 < cpu * SETTLED_PERCENT;
+  }
+
+  /** The times lines with the "measured" mark set from iteration {@code from} on. */
+  private static StringBuilder remark(String lines, int from) {
+    StringBuilder sb = new StringBuilder();
+    String[] rows = lines.split("\n");
+    for (int i = 0; i < rows.length; i++) {
+      String row = rows[i];
+      sb.append(row, 0, row.lastIndexOf(' ') + 1).append(i >= from ? 1 : 0).append('\n');
+    }
+    return sb;
   }
 
   /** ecj without System.exit: {@code new Main(out, err, false, null, null).compile(args)}. */

@@ -409,9 +409,9 @@ jint on_load(JavaVM* vm, char* options) {
   s.rewrite.mode = s.options.mode;
   s.rewrite.count_edges = s.options.count_edges;
   s.rewrite.register_sites_in_clinit = false;  // the agent registers at ClassPrepare
-  // `stop` retransforms classes back to their original bytes, which must keep the set of
-  // methods: no outlined twins under the agent.
-  s.rewrite.outline = false;
+  // Outlined twins stay in a class after `stop`: it retransforms the class to its original
+  // method bodies with the twins kept (RetransformClasses cannot remove methods).
+  s.rewrite.outline = true;
   for (const std::string& name : s.options.profile) {
     s.rewrite.instrumentations.push_back(make_builtin_instrumentation(name));
   }

@@ -9,6 +9,7 @@
 
 #include "classfile/class_file.h"
 #include "lib/duplex/instrument.h"
+#include "rewriter/restore.h"
 #include "runtime/agent/agent_state.h"
 
 namespace duplex::agent {
@@ -78,12 +79,53 @@ std::string name_from_bytes(std::span<const uint8_t> bytes) {
   return cf ? cf.value().name() : std::string();
 }
 
+// Hands JVMTI a copy of `bytes`; false (and a log line) when JVMTI has no memory for it.
+bool hand_over(const std::string& name, const std::vector<uint8_t>& bytes, jint* new_len,
+               unsigned char** new_data) {
+  unsigned char* out = nullptr;
+  if (state().jvmti->Allocate(static_cast<jlong>(bytes.size()), &out) != JVMTI_ERROR_NONE || !out) {
+    log_line("cannot rewrite %s, loaded unchanged: out of memory", name.c_str());
+    return false;
+  }
+  std::memcpy(out, bytes.data(), bytes.size());
+  *new_data = out;
+  *new_len = static_cast<jint>(bytes.size());
+  return true;
+}
+
+// During stop's retransformation: the class's original method bodies, with the methods the
+// rewrite added (outlined twins) kept, since a retransformation cannot remove methods. The
+// rewrite is made again from the original bytes JVMTI hands the hook (it is deterministic).
+// A class without added methods gets its original bytes as they are.
+void restore(const std::string& name, std::span<const uint8_t> original, jint* new_len,
+             unsigned char** new_data) {
+  State& s = state();
+  {
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (!s.rewritten_names.count(name)) return;
+  }
+  auto again = rewrite_class(original, s.rewrite);
+  if (!again || !again->changed || again->bytes.empty()) return;
+  bool added = false;
+  for (const MethodReport& m : again->methods) added = added || m.twin_code_size > 0;
+  if (!added) return;
+  auto restored = restore_keeping_members(original, again->bytes);
+  if (!restored) {
+    log_line("stop: cannot restore %s: %s", name.c_str(), restored.error().message().c_str());
+    return;
+  }
+  hand_over(name, *restored, new_len, new_data);
+}
+
 void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_name, jint len,
                const unsigned char* data, jint* new_len, unsigned char** new_data) {
   State& s = state();
-  // During stop's retransformation the original bytes pass through: the class is restored.
-  if (!s.live.load() || s.stopped.load() || len <= 0 || !data) return;
+  if (!s.live.load() || len <= 0 || !data) return;
   std::span<const uint8_t> bytes(data, static_cast<size_t>(len));
+  if (s.stopped.load()) {
+    if (redefined && jvm_name) restore(jvm_name, bytes, new_len, new_data);
+    return;
+  }
   if (!jvm_name) {
     // JDK 15+ posts no hook for hidden classes; older VM-anonymous classes could not be
     // matched to their site tables at ClassPrepare, so they are left alone.
@@ -134,16 +176,11 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
     it->second.loader = loader ? jni->NewWeakGlobalRef(loader) : nullptr;
     s.pending_count = s.pending.size();
   }
-  unsigned char* out = nullptr;
-  if (s.jvmti->Allocate(static_cast<jlong>(r.bytes.size()), &out) != JVMTI_ERROR_NONE || !out) {
+  if (!hand_over(name, r.bytes, new_len, new_data)) {
     ++s.stats.failed;
-    log_line("cannot rewrite %s, loaded unchanged: out of memory", name.c_str());
     return;  // the pending entry is never matched (the class is not rewritten): harmless
   }
-  std::memcpy(out, r.bytes.data(), r.bytes.size());
   ++s.stats.rewritten;
-  *new_data = out;
-  *new_len = static_cast<jint>(r.bytes.size());
   if (log_on(LogLevel::kInfo)) {
     log_line("rewrote %s (%zu -> %zu bytes, %.3f ms)", name.c_str(), bytes.size(), r.bytes.size(),
              static_cast<double>(ns) / 1e6);

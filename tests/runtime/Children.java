@@ -27,6 +27,9 @@ final class Children {
         case "striped":
           striped();
           break;
+        case "global":
+          global();
+          break;
         case "timer":
           timer();
           break;
@@ -62,6 +65,15 @@ final class Children {
       System.err.println("child " + scenario + ": " + f.getMessage());
       System.exit(1);
     }
+  }
+
+  /** -Dduplex.counter=global -Dduplex.interval=10 */
+  static void global() throws Exception {
+    expectEq(100, RuntimeTest.sampleIndices(1000).size(), "global, interval 10");
+    RuntimeTest.tickAndExpired();
+    RuntimeTest.intervals();
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("global", run.getAttribute("counter"), "counter attribute");
   }
 
   /** -Dduplex.counter=striped -Dduplex.interval=10 */

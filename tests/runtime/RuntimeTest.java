@@ -58,6 +58,7 @@ public final class RuntimeTest {
       test("field and event counts", RuntimeTest::fieldsAndEvents);
       test("concurrent counting is exact", RuntimeTest::concurrentCounts);
       test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
+      test("tick and expired", RuntimeTest::tickAndExpired);
       test("dump writes well-formed XML", RuntimeTest::dumpWellFormed);
       test("dump is atomic", RuntimeTest::dumpAtomic);
       test("dump failure is reported", RuntimeTest::dumpFailure);
@@ -71,6 +72,8 @@ public final class RuntimeTest {
       test("call edge: concurrent counting is exact", RuntimeTest::callEdgeConcurrent);
       test("child: striped counters",
           () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
+      test("child: global counter",
+          () -> child("global", "-Dduplex.counter=global", "-Dduplex.interval=10"));
       test("child: timer trigger",
           () -> child("timer", "-Dduplex.trigger=timer", "-Dduplex.timerMs=5"));
       test("child: countChecks",
@@ -124,6 +127,29 @@ public final class RuntimeTest {
       if (Duplex.check()) hits.add(i);
     }
     return hits;
+  }
+
+  /**
+   * The exit check: tick() counts down to zero, then expired() resets the counter and says
+   * whether to sample; at interval 0 the counter is parked far away and expired() says no.
+   */
+  static void tickAndExpired() {
+    Duplex.setInterval(10);
+    Duplex.reset();
+    int samples = 0;
+    for (int i = 0; i < 1000; i++) {
+      if (Duplex.tick() <= 0) {
+        expectEq(9, i % 10, "tick reaches zero every 10th time");
+        expect(Duplex.expired(), "expired() samples at interval 10");
+        samples++;
+      }
+    }
+    expectEq(100, samples, "samples by tick at interval 10");
+    expectEq(100L, Duplex.samplesTaken(), "samplesTaken by expired()");
+    Duplex.setInterval(0);
+    expect(Duplex.tick() > 1_000_000, "interval 0 parks the counter");
+    expect(!Duplex.expired(), "expired() at interval 0");
+    Duplex.setInterval(1000);
   }
 
   static void intervals() {
@@ -332,7 +358,7 @@ public final class RuntimeTest {
     expectEq("call-edges+fields", run.getAttribute("profile"), "profile");
     expectEq("1000", run.getAttribute("interval"), "interval");
     expectEq("counter", run.getAttribute("trigger"), "trigger");
-    expectEq("global", run.getAttribute("counter"), "counter");
+    expectEq("striped", run.getAttribute("counter"), "counter");
     expectEq("api", run.getAttribute("reason"), "reason");
     for (String a : new String[] {"jitter", "seed", "samples", "jvm-name", "jvm-version", "start",
              "end", "duration-ms", "counts-since"}) {
@@ -419,7 +445,7 @@ public final class RuntimeTest {
         () -> Duplex.configure("interval"), "duplex: bad option \"interval\" (expected key=value)");
     expectThrows(() -> Duplex.setInterval(-1), "duplex: bad value for duplex.interval: \"-1\"");
     expectThrows(() -> Duplex.setOut(""), "duplex: bad value for duplex.out: \"\"");
-    String fixed = expectThrows(() -> Duplex.configure("counter=striped"), null);
+    String fixed = expectThrows(() -> Duplex.configure("counter=global"), null);
     expect(fixed.contains("duplex.counter cannot be changed"), fixed);
     // All or nothing: a bad entry leaves the good ones unapplied.
     expectThrows(()
@@ -427,7 +453,7 @@ public final class RuntimeTest {
         "duplex: bad value for duplex.jitter: \"2\"");
     expectEq("1000", Duplex.getOption("interval"), "interval after a failed configure");
     // Fixed options may be repeated with their current value, as the agent does.
-    Duplex.configure(" counter=global , trigger=counter,countChecks=false,,timerMs=20,dumpMs=0 ");
+    Duplex.configure(" counter=striped , trigger=counter,countChecks=false,,timerMs=20,dumpMs=0 ");
     expectEq("20", Duplex.getOption("timerMs"), "timerMs");
     Duplex.configure("interval=123");
     expectEq(123, Duplex.getInterval(), "getInterval after configure");

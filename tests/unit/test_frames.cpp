@@ -746,3 +746,22 @@ TEST_CASE("recomputed frames of the Java fixtures agree with javac's", "[frames]
   t.print("fixtures");
   CHECK(t.failures == 0);
 }
+
+TEST_CASE("max_stack counts code no path reaches, from its frames", "[frames][max_stack]") {
+  // HotSpot type-checks every frame's code, reachable or not: a duplicated exception handler
+  // whose try range was not kept (Partial-Duplication) is such code.
+  Method m("C", "m", "()I", access::kStatic, 0);
+  LabelId dead = m.label();
+  m.op(op::kIconst0);
+  m.op(op::kIreturn);
+  m.place(dead);
+  m.ir.labels[dead].frame = Frame{{}, {kInt, kLong}};  // three slots already on the stack
+  m.op(op::kIconst1);
+  m.op(op::kIconst1);
+  m.op(op::kPop2);
+  m.op(op::kPop2);
+  m.op(op::kIreturn);
+  auto max = compute_max_stack(m.ir, m.pool, m.ctx);
+  REQUIRE(max.ok());
+  CHECK(*max == 5);
+}

@@ -461,9 +461,10 @@ TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden
   CHECK(outlined);
 }
 
-TEST_CASE("golden listing: the local check, outlined", "[rewriter][golden]") {
+TEST_CASE("golden listing: the local check, outlined with hand-back", "[rewriter][golden]") {
   RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
   options.check = CheckForm::kLocal;
+  options.hand_back = true;  // the default layout's checks are always tick() calls
   auto r = rewrite_class(probe_class(), options);
   REQUIRE(r.ok());
   std::string method = method_listing(r->bytes, "golden");

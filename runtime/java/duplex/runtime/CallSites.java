@@ -24,8 +24,7 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class CallSites {
   /** The counts of one call site. */
-  private static final class Site {
-    final String key;
+  static final class Site extends KeyTable.Entry {
     final LongAdder direct = new LongAdder(); // static and special calls, and null receivers
     // Receiver class -> count. The last class seen is kept in front, as an inline cache.
     volatile Class<?> lastClass;
@@ -33,7 +32,7 @@ final class CallSites {
     final ConcurrentHashMap<Class<?>, LongAdder> byClass =
         new ConcurrentHashMap<Class<?>, LongAdder>(4);
 
-    Site(String key) { this.key = key; }
+    Site(String key, int hash) { super(key, hash); }
 
     void countReceiver(Class<?> type) {
       LongAdder n = lastCount;
@@ -54,20 +53,20 @@ final class CallSites {
     }
   }
 
-  private final ConcurrentHashMap<String, Site> sites = new ConcurrentHashMap<String, Site>();
+  private final KeyTable<Site> sites =
+      new KeyTable<Site>() {
+        @Override
+        Site create(String key, int hash) { return new Site(key, hash); }
+      };
 
-  private Site site(String key) {
-    Site s = sites.get(key);
-    if (s != null) return s;
-    Site fresh = new Site(key);
-    s = sites.putIfAbsent(key, fresh);
-    return s != null ? s : fresh;
-  }
+  /** The site's entry, or null: lock-free (the caller adds a missing one with {@link #add}). */
+  Site find(String key) { return sites.find(key); }
 
-  void record(String key) { site(key).direct.increment(); }
+  Site add(String key) { return sites.insert(key); }
 
-  void recordVirtual(Object receiver, String key) {
-    Site s = site(key);
+  static void count(Site s) { s.direct.increment(); }
+
+  static void countVirtual(Site s, Object receiver) {
     if (receiver == null) {
       s.direct.increment(); // the invoke throws NullPointerException; the call was attempted
     } else {
@@ -81,7 +80,7 @@ final class CallSites {
   List<Object[]> snapshot() {
     List<Object[]> out = new ArrayList<Object[]>();
     Map<String, String> resolved = new HashMap<String, String>();
-    for (Site s : sites.values()) {
+    for (Site s : sites.all()) {
       String[] f = split(s.key);
       if (f == null) {
         Log.error("malformed call-site key ignored: " + s.key);
@@ -99,12 +98,26 @@ final class CallSites {
     return merge(out);
   }
 
+  /** [CallEdges.Edge, Long count] pairs for static and special calls counted by site key. */
+  static List<Object[]> direct(Map<String, Long> counts) {
+    List<Object[]> out = new ArrayList<Object[]>();
+    for (Map.Entry<String, Long> e : counts.entrySet()) {
+      String[] f = split(e.getKey());
+      if (f == null) {
+        Log.error("malformed call-site key ignored: " + e.getKey());
+        continue;
+      }
+      out.add(new Object[] {edge(f, f[5]), e.getValue()});
+    }
+    return out;
+  }
+
   private static CallEdges.Edge edge(String[] f, String callee) {
     return new CallEdges.Edge(f[0], f[1], f[2], parseInt(f[3]), parseInt(f[4]), callee);
   }
 
   /** Receiver classes that resolve to the same callee are one edge. */
-  private static List<Object[]> merge(List<Object[]> pairs) {
+  static List<Object[]> merge(List<Object[]> pairs) {
     Map<CallEdges.Edge, Long> sums = new HashMap<CallEdges.Edge, Long>();
     for (Object[] p : pairs) {
       CallEdges.Edge e = (CallEdges.Edge) p[0];

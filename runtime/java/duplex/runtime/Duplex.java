@@ -32,28 +32,25 @@ public final class Duplex {
   /** The tick the global counter last sampled (timer trigger); stripes keep theirs beside them. */
   private static int tickSeen;
   /**
-   * Where the counter waits while sampling is off (interval 0). Not Integer.MAX_VALUE: a
-   * decrement racing with setInterval() can write back the old parked value, and from here the
-   * counter still reaches zero (and picks up the new interval) within about a millisecond.
+   * Where the counter waits while sampling is off (interval 0): about a second of checks away.
+   * Each expiry costs a twin call (the twin then finds sampling off), so it must be rare. Not
+   * Integer.MAX_VALUE: a decrement racing with setInterval() can write back the old parked
+   * value; restartCounters() therefore writes the new start twice, a moment apart.
    */
-  private static final int OFF = 1 << 20;
+  private static final int OFF = 1 << 30;
 
-  /**
-   * Striped counters: one counter every 16 ints (64 bytes, a cache line) to avoid false sharing.
-   */
-  private static final int STRIPE_SHIFT = 4;
-
-  private static final int STRIPE_MASK = 63; // 64 stripes, chosen by thread id
-
-  /** Index of the first stripe; one line of padding before it keeps the array header apart. */
-  private static final int STRIPE_BASE = 1 << STRIPE_SHIFT;
+  /** Striped counters: 64 stripes, chosen by thread id (see {@link Stripe}). */
+  private static final int STRIPE_MASK = 63;
 
   // Chosen at class init and never changed, so the JIT folds the branches in check() away.
   private static final boolean STRIPED;
   private static final boolean TIMER;
   private static final boolean COUNT_CHECKS;
   private static final boolean SPECIAL; // STRIPED || COUNT_CHECKS: check() must leave its fast path
-  private static final int[] STRIPES;
+  // The stripes (counter=striped); with check counting and the global counter, COUNTING alone
+  // counts, so that `counter` can stay at 0 and every inline check reaches fire().
+  private static final Stripe[] STRIPES;
+  private static final Stripe COUNTING;
 
   /**
    * The global sample counter (counter=global). Deliberately not volatile: see the class doc.
@@ -109,8 +106,8 @@ public final class Duplex {
     TIMER = o.timerTrigger;
     COUNT_CHECKS = o.countChecks;
     SPECIAL = STRIPED || COUNT_CHECKS;
-    // Check counting with the global counter uses the first stripe, so `counter` can stay at 0.
-    STRIPES = SPECIAL ? new int[STRIPE_BASE + ((STRIPE_MASK + 2) << STRIPE_SHIFT)] : null;
+    STRIPES = SPECIAL ? newStripes(o.seed) : null;
+    COUNTING = SPECIAL ? STRIPES[0] : null;
     options = o;
     interval = o.interval;
     jitter = o.jitter;
@@ -150,6 +147,48 @@ public final class Duplex {
   }
 
   /**
+   * The exit check of a checking method (outlined layout): decrements the counter and returns
+   * it. At zero or below the caller leaves for its twin, which calls {@link #expired} to reset
+   * the counter and decide whether to sample. No branch here: once inlined, the caller's own
+   * `ifle` is the only one, and its rare side leaves the method instead of merging back into
+   * the compiled loop (a call that merges back makes C2 reload every field after every check).
+   */
+  public static int tick() {
+    if (SPECIAL) return tickSpecial();
+    return --counter;
+  }
+
+  /** A counting method's entry: {@link #tick}, after ending a caller's flag sample. */
+  public static int tickEntry() {
+    if (sampling) sampling = false;
+    return tick();
+  }
+
+  /** In a twin entered because {@link #tick} reached zero: reset the counter; true: sample. */
+  public static boolean expired() {
+    if (SPECIAL) return fireStripe(STRIPED ? stripe() : COUNTING);
+    return fireGlobal();
+  }
+
+  private static int tickSpecial() {
+    if (COUNT_CHECKS) Sampler.countCheck();
+    return --(STRIPED ? stripe() : COUNTING).counter;
+  }
+
+  private static Stripe stripe() {
+    return STRIPES[(int) Thread.currentThread().getId() & STRIPE_MASK];
+  }
+
+  private static Stripe[] newStripes(long seed) {
+    Stripe[] s = new Stripe[STRIPE_MASK + 1];
+    for (int i = 0; i < s.length; i++) {
+      s[i] = new Stripe();
+      Sampler.seed(s[i], seed, i);
+    }
+    return s;
+  }
+
+  /**
    * The slow path of the inline check, taken when it brought {@link #counter} to zero or below:
    * reset the counter and decide whether this is a sample. True: take the sample.
    */
@@ -164,15 +203,9 @@ public final class Duplex {
   /** check() for the striped counter or with check counting (kept out of check()'s bytecode). */
   private static boolean checkSpecial() {
     if (COUNT_CHECKS) Sampler.countCheck();
-    if (STRIPED) return checkStripe();
-    if (--STRIPES[STRIPE_BASE] > 0) return false;
-    return fireStripe(STRIPE_BASE);
-  }
-
-  private static boolean checkStripe() {
-    int i = STRIPE_BASE + (((int) Thread.currentThread().getId() & STRIPE_MASK) << STRIPE_SHIFT);
-    if (--STRIPES[i] > 0) return false;
-    return fireStripe(i);
+    Stripe s = STRIPED ? stripe() : COUNTING;
+    if (--s.counter > 0) return false;
+    return fireStripe(s);
   }
 
   /** The counter reached zero: reset it and decide whether this is a sample. */
@@ -194,20 +227,20 @@ public final class Duplex {
     return true;
   }
 
-  private static boolean fireStripe(int i) {
+  private static boolean fireStripe(Stripe s) {
     int iv = interval;
     if (iv <= 0) {
-      STRIPES[i] = TIMER ? TIMER_POLL : OFF;
+      s.counter = TIMER ? TIMER_POLL : OFF;
       return false;
     }
     if (TIMER) {
-      STRIPES[i] = TIMER_POLL;
+      s.counter = TIMER_POLL;
       int t = ticks;
-      if (t == STRIPES[i + 1]) return false; // the stripe's last tick, in its own cache line
-      STRIPES[i + 1] = t;
-      Sampler.countSample();
+      if (t == s.tickSeen) return false; // no tick since this stripe's last sample
+      s.tickSeen = t;
+      s.samples++;
     } else {
-      STRIPES[i] = Sampler.sample(iv, jitter);
+      s.counter = Sampler.sample(s, iv, jitter);
     }
     return true;
   }
@@ -303,25 +336,31 @@ public final class Duplex {
    * see {@link CallSites} for the key). Rewritten code calls it just before the invoke.
    */
   public static void callSite(String siteKey) {
-    int[] g = Guard.enter();
-    if (g == null) return;
-    try {
-      CALL_SITES.record(siteKey);
-    } catch (RuntimeException e) {
-      recordFailed("callSite", e);
-    } finally {
-      g[0] = 0;
-    }
+    CallSites.Site s = CALL_SITES.find(siteKey);
+    if (s == null && (s = addSite(siteKey)) == null) return;
+    CallSites.count(s);
   }
 
   /** As {@link #callSite}, for a virtual or interface call on {@code receiver}. */
   public static void callSiteVirtual(Object receiver, String siteKey) {
+    CallSites.Site s = CALL_SITES.find(siteKey);
+    if (s == null && (s = addSite(siteKey)) == null) return;
+    CallSites.countVirtual(s, receiver);
+  }
+
+  // The event paths above and count() below take no guard when the key is known: they then run
+  // only the runtime's own code, String.hashCode and java.util.concurrent, none of which the
+  // agent rewrites, so they cannot raise events themselves. Adding a key allocates and locks,
+  // so it runs under the guard, once per key.
+
+  private static CallSites.Site addSite(String siteKey) {
     int[] g = Guard.enter();
-    if (g == null) return;
+    if (g == null) return null;
     try {
-      CALL_SITES.recordVirtual(receiver, siteKey);
+      return CALL_SITES.add(siteKey);
     } catch (RuntimeException e) {
-      recordFailed("callSiteVirtual", e);
+      recordFailed("callSite", e);
+      return null;
     } finally {
       g[0] = 0;
     }
@@ -337,16 +376,31 @@ public final class Duplex {
     if (check()) callSiteVirtual(receiver, siteKey);
   }
 
+  /**
+   * The counters of one rewritten class, created the first time the class counts (its accessor
+   * {@code duplex$counts()} calls this; see {@link ClassCounts} for the table).
+   */
+  public static java.util.concurrent.atomic.AtomicLongArray counters(String table) {
+    return ClassCounts.register(table);
+  }
+
   /** Counts one event under a free-form key ({@code kind:detail}). */
   public static void event(String key) { count(EVENTS, key); }
 
   private static void count(KeyCounts table, String key) {
+    KeyCounts.Counter c = table.find(key);
+    if (c == null && (c = addKey(table, key)) == null) return;
+    c.count.increment();
+  }
+
+  private static KeyCounts.Counter addKey(KeyCounts table, String key) {
     int[] g = Guard.enter();
-    if (g == null) return;
+    if (g == null) return null;
     try {
-      table.increment(key);
+      return table.insert(key);
     } catch (RuntimeException e) {
       recordFailed("count", e);
+      return null;
     } finally {
       g[0] = 0;
     }
@@ -455,17 +509,30 @@ public final class Duplex {
     CALL_EDGES.clear();
     CALL_SITES.clear();
     Sampler.clearCounts();
+    ClassCounts.clear();
+    if (SPECIAL) {
+      for (Stripe s : STRIPES) s.samples = 0;
+    }
     countsSinceMillis = System.currentTimeMillis();
   }
 
-  public static long samplesTaken() { return Sampler.counts()[0]; }
+  public static long samplesTaken() { return counts()[0]; }
 
   /** Checks executed since start or reset; always 0 unless duplex.countChecks=true. */
-  public static long checksExecuted() { return Sampler.counts()[1]; }
+  public static long checksExecuted() { return counts()[1]; }
 
-  public static long entriesExecuted() { return Sampler.counts()[2]; }
+  public static long entriesExecuted() { return counts()[2]; }
 
-  public static long backedgesExecuted() { return Sampler.counts()[3]; }
+  public static long backedgesExecuted() { return counts()[3]; }
+
+  /** {samples, checks, entries, backedges}: Sampler's counts plus the stripes' samples. */
+  static long[] counts() {
+    long[] c = Sampler.counts();
+    if (SPECIAL) {
+      for (Stripe s : STRIPES) c[0] += s.samples;
+    }
+    return c;
+  }
 
   /**
    * Stops profiling for good: sampling off (interval 0) and, under the duplex agent
@@ -527,9 +594,16 @@ public final class Duplex {
     timerMs = next.timerMs;
     out = next.out;
     Log.level = next.log;
-    if (reseed) Sampler.seed(next.seed);
+    if (reseed) {
+      Sampler.seed(next.seed);
+      for (int i = 0; SPECIAL && i < STRIPES.length; i++) Sampler.seed(STRIPES[i], next.seed, i);
+    }
     if (next.interval != prev.interval) {
       interval = next.interval;
+      restartCounters();
+      // A check racing with the first write may have stored a value it read before it (a parked
+      // counter would then stay parked); the race window is a few instructions wide.
+      Thread.yield();
       restartCounters();
     }
     if (next.dumpMs != prev.dumpMs) {
@@ -547,9 +621,9 @@ public final class Duplex {
     int t = ticks; // timer mode: wait for the next tick
     tickSeen = t;
     if (SPECIAL) {
-      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) {
-        STRIPES[i] = start;
-        STRIPES[i + 1] = t;
+      for (Stripe s : STRIPES) {
+        s.counter = start;
+        s.tickSeen = t;
       }
       counter = 0;
     } else {
@@ -558,11 +632,11 @@ public final class Duplex {
   }
 
   /** The timer trigger: sets the sample condition; the next check takes the sample. */
-  private static void tick() {
+  private static void timerTick() {
     if (interval <= 0) return;
     ticks = ticks + 1; // only this thread writes it
     if (SPECIAL) {
-      for (int i = STRIPE_BASE; i < STRIPES.length; i += 1 << STRIPE_SHIFT) STRIPES[i] = 0;
+      for (Stripe s : STRIPES) s.counter = 0;
     }
     counter = 0;
   }
@@ -597,7 +671,7 @@ public final class Duplex {
       try {
         while (true) {
           Thread.sleep(timerMs);
-          tick();
+          timerTick();
         }
       } catch (InterruptedException e) {
         // stop

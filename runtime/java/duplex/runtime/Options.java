@@ -40,7 +40,7 @@ final class Options implements Cloneable {
   boolean seedSet = false;
   boolean timerTrigger = false;
   int timerMs = 10;
-  boolean striped = false;
+  boolean striped = true;
   String out = "duplex-profile.xml";
   long dumpMs = 0;
   boolean countChecks = false;

@@ -74,7 +74,7 @@ final class ProfileWriter {
   static String xml(String reason) {
     long end = System.currentTimeMillis();
     Options o = Duplex.optionsSnapshot();
-    long[] c = Sampler.counts();
+    long[] c = Duplex.counts();
     StringBuilder sb = new StringBuilder(4096);
     sb.append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
     sb.append("<duplex-profile version=\"").append(FORMAT_VERSION).append("\">\n");
@@ -127,6 +127,10 @@ final class ProfileWriter {
     // Stack-found edges (call-edge-stack) and caller-side ones (call-edge).
     List<Object[]> edges = Duplex.CALL_EDGES.snapshot();
     edges.addAll(Duplex.CALL_SITES.snapshot());
+    Map<String, Long> counted = new HashMap<String, Long>();
+    ClassCounts.sums('s', counted);
+    edges.addAll(CallSites.direct(counted));
+    edges = CallSites.merge(edges);
     Collections.sort(edges, new Comparator<Object[]>() {
       @Override
       public int compare(Object[] a, Object[] b) {
@@ -166,9 +170,17 @@ final class ProfileWriter {
 
   private static void fields(StringBuilder sb) {
     Map<String, FieldRow> rows = new HashMap<String, FieldRow>();
-    for (KeyCounts.Entry e : Duplex.FIELD_READS.entries()) row(rows, e.key).reads += e.count.sum();
-    for (KeyCounts.Entry e : Duplex.FIELD_WRITES.entries()) {
+    for (KeyCounts.Counter e : Duplex.FIELD_READS.entries()) row(rows, e.key).reads += e.count.sum();
+    for (KeyCounts.Counter e : Duplex.FIELD_WRITES.entries()) {
       row(rows, e.key).writes += e.count.sum();
+    }
+    Map<String, Long> counted = new HashMap<String, Long>();
+    ClassCounts.sums('r', counted);
+    for (Map.Entry<String, Long> e : counted.entrySet()) row(rows, e.getKey()).reads += e.getValue();
+    counted.clear();
+    ClassCounts.sums('w', counted);
+    for (Map.Entry<String, Long> e : counted.entrySet()) {
+      row(rows, e.getKey()).writes += e.getValue();
     }
     List<FieldRow> list = new ArrayList<FieldRow>(rows.values());
     Collections.sort(list, new Comparator<FieldRow>() {
@@ -225,17 +237,17 @@ final class ProfileWriter {
   }
 
   private static void events(StringBuilder sb) {
-    List<KeyCounts.Entry> list = Duplex.EVENTS.entries();
-    final Map<KeyCounts.Entry, Long> counts = new HashMap<KeyCounts.Entry, Long>();
+    List<KeyCounts.Counter> list = Duplex.EVENTS.entries();
+    final Map<KeyCounts.Counter, Long> counts = new HashMap<KeyCounts.Counter, Long>();
     long total = 0;
-    for (KeyCounts.Entry e : list) {
+    for (KeyCounts.Counter e : list) {
       long n = e.count.sum(); // read once, so sorting and output agree
       counts.put(e, n);
       total += n;
     }
-    Collections.sort(list, new Comparator<KeyCounts.Entry>() {
+    Collections.sort(list, new Comparator<KeyCounts.Counter>() {
       @Override
-      public int compare(KeyCounts.Entry a, KeyCounts.Entry b) {
+      public int compare(KeyCounts.Counter a, KeyCounts.Counter b) {
         int c = Long.compare(counts.get(b), counts.get(a));
         return c != 0 ? c : a.key.compareTo(b.key);
       }
@@ -244,7 +256,7 @@ final class ProfileWriter {
     attr(sb, "distinct", Integer.toString(list.size()));
     attr(sb, "total", Long.toString(total));
     sb.append(">\n");
-    for (KeyCounts.Entry e : list) {
+    for (KeyCounts.Counter e : list) {
       sb.append("    <event");
       attr(sb, "key", e.key);
       attr(sb, "count", Long.toString(counts.get(e)));

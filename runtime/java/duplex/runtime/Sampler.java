@@ -44,17 +44,42 @@ final class Sampler {
     synchronized (LOCK) {
       samples++;
       if (jitter == 0.0) return interval;
-      long x = rng;
-      x ^= x << 13; // xorshift64
-      x ^= x >>> 7;
-      x ^= x << 17;
-      rng = x;
-      double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
-      long next = interval + (long) ((2.0 * u - 1.0) * jitter * interval);
-      if (next < 1) return 1;
-      if (next >= Integer.MAX_VALUE) return Integer.MAX_VALUE - 1;
-      return (int) next;
+      rng = xorshift(rng);
+      return jittered(rng, interval, jitter);
     }
+  }
+
+  /**
+   * The striped counter's form of {@link #sample}: the stripe's own PRNG and sample count, no
+   * lock (threads on different stripes never share a line). Called by a thread of the stripe.
+   */
+  static int sample(Stripe s, int interval, double jitter) {
+    s.samples++;
+    if (jitter == 0.0) return interval;
+    s.rng = xorshift(s.rng);
+    return jittered(s.rng, interval, jitter);
+  }
+
+  /** Seeds stripe number {@code index} from the run's seed (reproducible per stripe). */
+  static void seed(Stripe s, long seed, int index) {
+    long x = mix(seed + 0x9E3779B97F4A7C15L * (index + 1));
+    s.rng = x != 0 ? x : 1;
+  }
+
+  private static long xorshift(long x) {
+    x ^= x << 13;
+    x ^= x >>> 7;
+    x ^= x << 17;
+    return x;
+  }
+
+  /** The interval plus a uniform offset in [-jitter, +jitter] * interval, at least 1. */
+  private static int jittered(long x, int interval, double jitter) {
+    double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
+    long next = interval + (long) ((2.0 * u - 1.0) * jitter * interval);
+    if (next < 1) return 1;
+    if (next >= Integer.MAX_VALUE) return Integer.MAX_VALUE - 1;
+    return (int) next;
   }
 
   /** Counts one sample that needs no new interval (timer trigger). */

@@ -13,6 +13,9 @@ public final class DuplexVerifyStub {
   public static boolean check() { return false; }
   public static boolean sampling;  // flag checks of small loop-free methods
   public static boolean checkEntry() { return false; }
+  public static int tick() { return Integer.MAX_VALUE; }
+  public static int tickEntry() { return Integer.MAX_VALUE; }
+  public static boolean expired() { return false; }
   public static boolean fire() {
     counter = Integer.MAX_VALUE;
     return false;
@@ -28,6 +31,9 @@ public final class DuplexVerifyStub {
   public static void sampledFieldRead(String key) {}
   public static void sampledFieldWrite(String key) {}
   public static void event(String key) {}
+  public static java.util.concurrent.atomic.AtomicLongArray counters(String table) {
+    return new java.util.concurrent.atomic.AtomicLongArray(1 << 16);
+  }
   public static void register(Class<?> c, String table) {}
   public static void registerByName(String table) {}
   public static void countEntry() {}
