@@ -252,7 +252,10 @@ class Bench:
             AGENT_SO = tools / AGENT_SO.name
 
     def save(self):
-        (self.results_dir / "raw.json").write_text(json.dumps(self.raw, indent=1, default=str))
+        # Atomically: an interrupted run leaves the last complete raw.json to --resume from.
+        tmp = self.results_dir / "raw.json.tmp"
+        tmp.write_text(json.dumps(self.raw, indent=1, default=str))
+        tmp.replace(self.results_dir / "raw.json")
 
     def elapsed(self) -> str:
         return "%.0f s" % (time.monotonic() - self.started)
@@ -482,8 +485,29 @@ class Bench:
                                                        "classes_per_s": float(f[6])}
             if "asm" not in out:
                 out["asm_error"] = (r.stdout + r.stderr)[-1000:]
+        out.update(self.rewriter_in_memory(h2))
+        out["checkout"] = subprocess.run(
+            ["git", "-C", str(benchlib.REPO), "describe", "--always", "--dirty"],
+            capture_output=True, text=True).stdout.strip()
         self.raw["throughput"] = out
         self.save()
+
+    def rewriter_in_memory(self, jar):
+        """The rewriter alone, warm, on classes held in memory (duplex-classfile-bench --mode
+        rewrite-full: Full-Duplication with both instrumentations), the like-for-like
+        counterpart of ASM's in-memory copy; best pass."""
+        exe = benchlib.REPO / "build" / "bench" / "classfile" / "duplex-classfile-bench"
+        if not exe.exists():
+            return {"duplex_memory_error": "%s not built" % exe}
+        r = subprocess.run([str(exe), "--mode", "rewrite-full", "--label", "h2", "--min-passes",
+                            "10", "--max-seconds", "10" if self.quick else "30", str(jar)],
+                           capture_output=True, text=True)
+        for line in r.stdout.splitlines():
+            f = line.split()
+            if len(f) >= 9 and f[0] == "RESULT":
+                return {"duplex_memory": {"classes": int(f[3]), "best_s": float(f[5]),
+                                          "classes_per_s": float(f[6]), "best_cpu_s": float(f[8])}}
+        return {"duplex_memory_error": (r.stdout + r.stderr)[-500:]}
 
     def meta(self):
         def cmd(args):
@@ -918,7 +942,8 @@ deterministic for single-threaded programs), in percent.
     tp = raw.get("throughput", {})
     asm = tp.get("asm", {})
     asm_best = asm.get("asm-copy-frames") or asm.get("asm-copy")
-    dup_tp = (tp.get("duplex_dir") or tp.get("duplex", {})).get("classes_per_s")
+    dup_tp = (tp.get("duplex_memory") or tp.get("duplex_dir") or
+              tp.get("duplex", {})).get("classes_per_s")
     ratio_asm = (dup_tp / asm_best["classes_per_s"]) if (dup_tp and asm_best) else None
     agent_fracs = [res[p]["cfg"].get("agent-full@1000", {}).get("agent_frac") for p in progs]
     agent_fracs = [x for x in agent_fracs if x is not None]
@@ -972,7 +997,8 @@ deterministic for single-threaded programs), in percent.
     rows.append(["bytecode growth (class bytes), Full / auto", "report; auto < +60%",
                  "%s / %s" % (fmt_pct(g_full, 0), fmt_pct(g_auto, 0)),
                  verdict(None if g_auto is None else g_auto < 60)])
-    rows.append(["rewriter throughput vs ASM 9.4 (h2.jar)", ">= 3x",
+    rows.append(["rewriter throughput vs ASM 9.4 COMPUTE_FRAMES copy (h2.jar, warm%s)" % (
+                     ", both in memory" if tp.get("duplex_memory") else ""), ">= 3x",
                  "-" if ratio_asm is None else "%.2fx (%s vs %s classes/s)" % (
                      ratio_asm, fmt_n(dup_tp), fmt_n(asm_best["classes_per_s"])),
                  verdict(None if ratio_asm is None else ratio_asm >= 3)])
@@ -1128,6 +1154,11 @@ deterministic for single-threaded programs), in percent.
         rows.append(["duplex instrument --mode full (both), h2 classes directory to directory",
                      fmt_n(dd["classes"]), "%.3f s" % dd["best_s"], fmt_n(dd["classes_per_s"]),
                      "no zip inflate/deflate; files read and written"])
+    dm = tp.get("duplex_memory")
+    if dm:
+        rows.append(["duplex rewrite_class() full (both), h2.jar's classes in memory",
+                     fmt_n(dm["classes"]), "%.3f s" % dm["best_s"], fmt_n(dm["classes_per_s"]),
+                     "warm, best pass, one thread (duplex-classfile-bench --mode rewrite-full)"])
     for mode, a in sorted(asm.items()):
         rows.append(["ASM 9.4 %s, h2.jar (bench/classfile/AsmBench.java)" % mode,
                      fmt_n(a["classes"]), "%.3f s" % a["best_s"], fmt_n(a["classes_per_s"]),
@@ -1136,6 +1167,8 @@ deterministic for single-threaded programs), in percent.
         rows.append(["ASM 9.4", "", "", "", "not measured: %s" % (
             tp.get("asm_error", "bench/classfile/AsmBench.java not found")[:200])])
     L.append(table(["rewriter", "classes", "time", "classes/s", "note"], rows))
+    if tp.get("checkout"):
+        L.append("\nMeasured at checkout %s.\n" % tp["checkout"])
 
     # Agents.
     if any("agent-full@1000" in res[p]["cfg"] or "jacoco" in res[p]["cfg"] for p in progs):
@@ -1261,6 +1294,9 @@ def main() -> int:
     ap.add_argument("--charts")
     ap.add_argument("--report-only", help="raw.json of an earlier run: only write the report")
     ap.add_argument("--resume", help="raw.json of an interrupted run: measure the rest")
+    ap.add_argument("--throughput-only", metavar="RAW",
+                    help="raw.json of an earlier run: measure the rewriter throughput again "
+                    "(with the current build) into it, then write the report")
     ap.add_argument("--notes", help="markdown inserted after the targets (default for full "
                     "runs: bench/results_notes.md, written by hand about the last full run)")
     ap.add_argument("--configs", help="only these configurations (comma-separated ids, e.g. "
@@ -1280,7 +1316,15 @@ def main() -> int:
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
-    if a.report_only:
+    if a.throughput_only:
+        # Only what throughput() uses: the current build, the earlier run's directory.
+        bench = Bench.__new__(Bench)
+        bench.a, bench.results_dir = a, Path(a.throughput_only).resolve().parent
+        bench.raw = json.loads(Path(a.throughput_only).read_text())
+        bench.quick = bench.raw["config"]["quick"]
+        bench.throughput()
+        raw, quick = bench.raw, bench.quick
+    elif a.report_only:
         raw = json.loads(Path(a.report_only).read_text())
         quick = raw["config"]["quick"]
     else:

@@ -180,6 +180,16 @@ constexpr size_t kTrimAbove = 16 * 1024;  // bytecode length past which trim loo
   if (s.mark.capacity() * sizeof(uint32_t) > kKeep) s.mark = {};
 }
 
+// The decoding loops' view of the method, copied into locals: the loops' byte and word stores
+// could alias any member.
+struct DecodeLocals {
+  uint32_t len;
+  const uint32_t* allowed;  // pool tags each opcode accepts
+  uint32_t max_locals;
+  uint32_t parsed;  // the pool count as parsed
+  const ConstantPool* pool;
+};
+
 class FastBuilder {
  public:
   FastBuilder(ClassFile& cf, const MethodRef& m, const Attribute& attr, Scratch& s, CodeIR& ir)
@@ -190,6 +200,9 @@ class FastBuilder {
 
  private:
   bool decode();
+  template <bool kDirect>
+  bool operands(const DecodeInfo& d, uint8_t o, uint32_t pos, const uint8_t* b, Insn& insn,
+                uint32_t& length, const DecodeLocals& v);
   bool decode_switch(uint32_t pos, Insn& insn, uint32_t& length);
   bool pool_ok(uint8_t o, uint32_t index) const;
   bool interface_count_ok(const Insn& insn) const;
@@ -301,6 +314,77 @@ bool FastBuilder::decode_switch(uint32_t pos, Insn& insn, uint32_t& length) {
   return true;
 }
 
+// Decodes one instruction's operands into `insn` and checks them (pool references, locals,
+// targets); false if the checked builder must take the method. Both decoding loops share it:
+// kDirect resolves targets to the labels the tables already placed (decode_direct), otherwise
+// targets stay offsets (decode). Inlined, so that the loops keep their locals in registers.
+template <bool kDirect>
+[[gnu::always_inline]] inline bool FastBuilder::operands(const DecodeInfo& d, uint8_t o,
+                                                         uint32_t pos, const uint8_t* b, Insn& insn,
+                                                         uint32_t& length, const DecodeLocals& v) {
+  switch (d.cls) {
+    case kNoOperand:
+      break;
+    case kImplicitLocal:
+      return d.local + d.slots <= v.max_locals;
+    case kLocalU1:
+      insn.a = b[1];
+      return b[1] + d.slots <= v.max_locals;
+    case kIincU1:
+      insn.a = b[1];
+      insn.b = static_cast<int8_t>(b[2]);
+      return b[1] + 1u <= v.max_locals;
+    case kNewarray:
+      insn.a = b[1];
+      break;
+    case kBipush:
+      insn.a = static_cast<int8_t>(b[1]);
+      break;
+    case kSipush:
+      insn.a = static_cast<int16_t>(be16(b + 1));
+      break;
+    case kLdc:
+    case kPoolU2: {
+      uint32_t index = d.cls == kLdc ? b[1] : be16(b + 1);
+      insn.a = static_cast<int32_t>(index);
+      const CpEntry* e = index < v.parsed ? v.pool->entry(index) : nullptr;
+      // A Dynamic constant needs the checked builder's size check.
+      return e != nullptr && (v.allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
+    }
+    case kBranch16:
+    case kBranch32: {
+      int64_t target =
+          int64_t{pos} + (d.cls == kBranch16 ? static_cast<int16_t>(be16(b + 1)) : be32(b + 1));
+      insn.target = static_cast<LabelId>(target);
+      if constexpr (kDirect) return target >= 0 && resolve_direct_target(insn.target);
+      return target >= 0 && target < v.len;
+    }
+    case kInterface:
+      insn.a = be16(b + 1);
+      insn.b = b[3];
+      return b[4] == 0 && pool_ok(o, be16(b + 1)) && interface_count_ok(insn);
+    case kDynamicCall:
+      insn.a = be16(b + 1);
+      return b[3] == 0 && b[4] == 0 && pool_ok(o, be16(b + 1));
+    case kMultiNew:
+      insn.a = be16(b + 1);
+      insn.b = b[3];
+      return pool_ok(o, be16(b + 1));
+    case kSwitch:
+      if (!decode_switch(pos, insn, length)) return false;
+      if constexpr (kDirect) {
+        if (!resolve_direct_target(insn.target)) return false;
+        for (LabelId& t : ir_.switches[insn.switch_index].targets) {
+          if (!resolve_direct_target(t)) return false;
+        }
+      }
+      return true;
+    case kRefuse:
+      return false;
+  }
+  return true;
+}
+
 // Decodes and checks every instruction (pool references, locals), marking where each starts.
 bool FastBuilder::decode() {
   std::vector<Insn>& decoded = s_.decoded;
@@ -313,6 +397,7 @@ bool FastBuilder::decode() {
   const uint32_t max_locals = s_.code.max_locals;
   const uint32_t parsed = parsed_;
   const ConstantPool& pool = cf_.pool;
+  const DecodeLocals v{len, allowed, max_locals, parsed, &pool};
   uint32_t* mark = mark_;
   Insn* out = decoded.data();
   size_t count = 0;
@@ -326,69 +411,7 @@ bool FastBuilder::decode() {
     uint32_t length = d.length;
     if (d.cls != kSwitch && pos + length > len) return false;  // truncated (or length 0)
     const uint8_t* b = code + pos;
-    bool ok = true;
-    switch (d.cls) {
-      case kNoOperand:
-        break;
-      case kImplicitLocal:
-        ok = d.local + d.slots <= max_locals;
-        break;
-      case kLocalU1:
-        insn.a = b[1];
-        ok = b[1] + d.slots <= max_locals;
-        break;
-      case kIincU1:
-        insn.a = b[1];
-        insn.b = static_cast<int8_t>(b[2]);
-        ok = b[1] + 1u <= max_locals;
-        break;
-      case kNewarray:
-        insn.a = b[1];
-        break;
-      case kBipush:
-        insn.a = static_cast<int8_t>(b[1]);
-        break;
-      case kSipush:
-        insn.a = static_cast<int16_t>(be16(b + 1));
-        break;
-      case kLdc:
-      case kPoolU2: {
-        uint32_t index = d.cls == kLdc ? b[1] : be16(b + 1);
-        insn.a = static_cast<int32_t>(index);
-        const CpEntry* e = index < parsed ? pool.entry(index) : nullptr;
-        // A Dynamic constant needs the checked builder's size check.
-        ok = e != nullptr && (allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
-        break;
-      }
-      case kBranch16:
-      case kBranch32: {
-        int64_t target =
-            int64_t{pos} + (d.cls == kBranch16 ? static_cast<int16_t>(be16(b + 1)) : be32(b + 1));
-        ok = target >= 0 && target < len;
-        insn.target = static_cast<LabelId>(target);
-        break;
-      }
-      case kInterface:
-        insn.a = be16(b + 1);
-        insn.b = b[3];
-        ok = b[4] == 0 && pool_ok(o, be16(b + 1)) && interface_count_ok(insn);
-        break;
-      case kDynamicCall:
-        insn.a = be16(b + 1);
-        ok = b[3] == 0 && b[4] == 0 && pool_ok(o, be16(b + 1));
-        break;
-      case kMultiNew:
-        insn.a = be16(b + 1);
-        insn.b = b[3];
-        ok = pool_ok(o, be16(b + 1));
-        break;
-      case kSwitch:
-        ok = decode_switch(pos, insn, length);
-        break;
-      case kRefuse:
-        return false;
-    }
-    if (!ok) return false;
+    if (!operands<false>(d, o, pos, b, insn, length, v)) return false;
     if (insn.target != kNoLabel || d.ends) s_.jumps.push_back(static_cast<uint32_t>(count));
     ++count;
     pos += length;
@@ -759,6 +782,7 @@ bool FastBuilder::decode_direct() {
   const uint32_t max_locals = s_.code.max_locals;
   const uint32_t parsed = parsed_;
   const ConstantPool& pool = cf_.pool;
+  const DecodeLocals v{len, allowed, max_locals, parsed, &pool};
   const uint32_t* mark = mark_;
   const uint32_t* wanted = s_.wanted.data();
   const uint32_t* wanted_end = wanted + s_.wanted.size();
@@ -782,75 +806,7 @@ bool FastBuilder::decode_direct() {
     uint32_t length = d.length;
     if (d.cls != kSwitch && pos + length > len) return false;  // truncated (or length 0)
     const uint8_t* b = code + pos;
-    bool ok = true;
-    switch (d.cls) {
-      case kNoOperand:
-        break;
-      case kImplicitLocal:
-        ok = d.local + d.slots <= max_locals;
-        break;
-      case kLocalU1:
-        insn.a = b[1];
-        ok = b[1] + d.slots <= max_locals;
-        break;
-      case kIincU1:
-        insn.a = b[1];
-        insn.b = static_cast<int8_t>(b[2]);
-        ok = b[1] + 1u <= max_locals;
-        break;
-      case kNewarray:
-        insn.a = b[1];
-        break;
-      case kBipush:
-        insn.a = static_cast<int8_t>(b[1]);
-        break;
-      case kSipush:
-        insn.a = static_cast<int16_t>(be16(b + 1));
-        break;
-      case kLdc:
-      case kPoolU2: {
-        uint32_t index = d.cls == kLdc ? b[1] : be16(b + 1);
-        insn.a = static_cast<int32_t>(index);
-        const CpEntry* e = index < parsed ? pool.entry(index) : nullptr;
-        // A Dynamic constant needs the checked builder's size check.
-        ok = e != nullptr && (allowed[o] & tag_bit(e->tag)) && e->tag != CpTag::kDynamic;
-        break;
-      }
-      case kBranch16:
-      case kBranch32: {
-        int64_t target =
-            int64_t{pos} + (d.cls == kBranch16 ? static_cast<int16_t>(be16(b + 1)) : be32(b + 1));
-        insn.target = static_cast<LabelId>(target);
-        ok = target >= 0 && resolve_direct_target(insn.target);
-        break;
-      }
-      case kInterface:
-        insn.a = be16(b + 1);
-        insn.b = b[3];
-        ok = b[4] == 0 && pool_ok(o, be16(b + 1)) && interface_count_ok(insn);
-        break;
-      case kDynamicCall:
-        insn.a = be16(b + 1);
-        ok = b[3] == 0 && b[4] == 0 && pool_ok(o, be16(b + 1));
-        break;
-      case kMultiNew:
-        insn.a = be16(b + 1);
-        insn.b = b[3];
-        ok = pool_ok(o, be16(b + 1));
-        break;
-      case kSwitch: {
-        ok = decode_switch(pos, insn, length) && resolve_direct_target(insn.target);
-        if (ok) {
-          for (LabelId& t : ir_.switches[insn.switch_index].targets) {
-            if (!resolve_direct_target(t)) return false;
-          }
-        }
-        break;
-      }
-      case kRefuse:
-        return false;
-    }
-    if (!ok) return false;
+    if (!operands<true>(d, o, pos, b, insn, length, v)) return false;
     after_transfer = d.ends;
     ++count;
     pos += length;

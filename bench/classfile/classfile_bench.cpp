@@ -8,6 +8,8 @@
 //   parse        ClassFile::parse
 //   parse+write  parse, write
 //   ir-full      parse, build_code_ir + replace_code for every method with code, write
+//   rewrite-full rewrite_class() with Full-Duplication, call-edge and field-access (only when
+//                asked for with --mode: it measures the rewriter, not the class-file layer)
 // Output: one "RESULT <label> <mode> <classes> <bytes> <best wall s> <classes/s> <MB/s>
 // <best CPU s>" line per mode (bench/classfile/run_bench.sh turns them into a table).
 #include <unistd.h>
@@ -22,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bench/classfile/rewrite_pass.h"
 #include "classfile/archive.h"
 #include "classfile/assembler.h"
 #include "classfile/class_file.h"
@@ -134,6 +137,7 @@ size_t pass_ir(const std::vector<std::vector<uint8_t>>& classes) {
 struct Mode {
   const char* name;
   size_t (*pass)(const std::vector<std::vector<uint8_t>>&);
+  bool by_default = true;
 };
 
 double thread_cpu_seconds() {
@@ -198,7 +202,7 @@ int main(int argc, char** argv) {
   if (!parse_args(argc, argv, opt)) {
     std::fprintf(stderr,
                  "usage: duplex-classfile-bench [--label NAME] [--min-passes N] "
-                 "[--max-seconds S] [--mode parse|parse+write|ir-full] INPUT...\n");
+                 "[--max-seconds S] [--mode parse|parse+write|ir-full|rewrite-full] INPUT...\n");
     return 2;
   }
   std::vector<std::vector<uint8_t>> classes;
@@ -208,10 +212,13 @@ int main(int argc, char** argv) {
   for (const auto& c : classes) bytes += c.size();
   std::printf("# %s: %zu classes, %.1f MB\n", opt.label.c_str(), classes.size(), bytes / 1e6);
 
-  const Mode modes[] = {{"parse", pass_parse}, {"parse+write", pass_write}, {"ir-full", pass_ir}};
+  const Mode modes[] = {{"parse", pass_parse},
+                        {"parse+write", pass_write},
+                        {"ir-full", pass_ir},
+                        {"rewrite-full", duplex_bench::pass_rewrite_full, false}};
   volatile size_t sink = 0;
   for (const Mode& mode : modes) {
-    if (!opt.only.empty() && opt.only != mode.name) continue;
+    if (opt.only.empty() ? !mode.by_default : opt.only != mode.name) continue;
     Timing t = measure(mode, classes, opt, sink);
     std::printf("RESULT %s %s %zu %zu %.6f %.0f %.1f %.6f  (best of %zu passes)\n",
                 opt.label.c_str(), mode.name, classes.size(), bytes, t.wall,
