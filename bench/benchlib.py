@@ -497,6 +497,60 @@ def class_bytes(jar: Path) -> int:
         return sum(i.file_size for i in z.infolist() if i.filename.endswith(".class"))
 
 
+def code_bytes(jar: Path) -> int:
+    """Total bytecode of a jar's classes: the sum of every method's code_length (the Code
+    attributes' instructions, without their tables or the constant pool), nested jars not
+    included. The paper's growth figure is of code; class bytes also count the pool."""
+    import zipfile
+    total = 0
+    with zipfile.ZipFile(jar) as z:
+        for info in z.infolist():
+            if info.filename.endswith(".class"):
+                total += class_code_bytes(z.read(info))
+    return total
+
+
+# Constant-pool entry sizes after the tag byte (Utf8 is length-prefixed; Long and Double take
+# two slots).
+_CP_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4,
+             18: 4, 19: 2, 20: 2}
+
+
+def class_code_bytes(data: bytes) -> int:
+    """The sum of code_length over one class file's methods (0 if it cannot be read)."""
+    import struct
+    try:
+        count = struct.unpack_from(">H", data, 8)[0]
+        pos, code_name, i = 10, None, 1
+        while i < count:
+            tag = data[pos]
+            if tag == 1:
+                n = struct.unpack_from(">H", data, pos + 1)[0]
+                if data[pos + 3:pos + 3 + n] == b"Code":
+                    code_name = i
+                pos += 3 + n
+            else:
+                pos += 1 + _CP_SIZES[tag]
+            i += 2 if tag in (5, 6) else 1
+        pos += 6
+        pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
+        total = 0
+        for is_method in (False, True):
+            members = struct.unpack_from(">H", data, pos)[0]
+            pos += 2
+            for _ in range(members):
+                attrs = struct.unpack_from(">H", data, pos + 6)[0]
+                pos += 8
+                for _ in range(attrs):
+                    name, length = struct.unpack_from(">HI", data, pos)
+                    if is_method and name == code_name:
+                        total += struct.unpack_from(">I", data, pos + 10)[0]
+                    pos += 6 + length
+        return total
+    except (IndexError, KeyError, struct.error):
+        return 0
+
+
 # The input of the steady-state phase (run_bench.py Table S, steady_ab.py): large, except where
 # that is too short once compiled (h2) or needlessly long (rhino, seconds per iteration).
 STEADY_SIZE = {"rhino": "small", "h2": "xl"}
