@@ -735,7 +735,7 @@ def steady_oh(res, prog, cid):
 
 
 def avg_steady(res, progs, cid):
-    return mean([steady_oh(res, p, cid) for p in progs])
+    return geo_pct([steady_oh(res, p, cid) for p in progs])
 
 
 def max_steady(res, progs, cid):
@@ -757,9 +757,9 @@ def steady_section(raw, res, progs) -> str:
         acc_rows.append([p] + ["%s / %s (%s samples)" % (
             fmt_ov(a.get(c, {}).get("ce")), fmt_ov(a.get(c, {}).get("fa")),
             fmt_n(a.get(c, {}).get("samples"))) for c in acc_ids])
-    acc_rows.append(["**mean**"] + ["%s / %s" % (
-        fmt_ov(mean([res[p].get("steady_acc", {}).get(c, {}).get("ce") for p in progs])),
-        fmt_ov(mean([res[p].get("steady_acc", {}).get(c, {}).get("fa") for p in progs])))
+    acc_rows.append(["**geo. mean**"] + ["%s / %s" % (
+        fmt_ov(geo([res[p].get("steady_acc", {}).get(c, {}).get("ce") for p in progs])),
+        fmt_ov(geo([res[p].get("steady_acc", {}).get(c, {}).get("fa") for p in progs])))
         for c in acc_ids])
     for p in progs:
         st = res[p]["steady"]
@@ -771,7 +771,7 @@ def steady_section(raw, res, progs) -> str:
                 fmt_pct(pct(e["ratio"])), fmt_pct(pct(e["min"]), 0), fmt_pct(pct(e["max"]), 0),
                 "" if e["same"] else " DIFF"))
         rows.append([p, res[p]["steady_size"], "%.3f s" % base_s if base_s else "-"] + cells)
-    rows.append(["**mean**", "", ""] + [fmt_pct(avg_steady(res, progs, c)) for c in ids])
+    rows.append(["**geo. mean**", "", ""] + [fmt_pct(avg_steady(res, progs, c)) for c in ids])
     cfg = raw["config"]
     return ("\n## Table S: steady state (code compiled before it is measured)\n\n"
             "The paper compiled every method at O2 before the run, so its overheads exclude "
@@ -876,6 +876,23 @@ def mean(vals):
     return statistics.mean(vals) if vals else None
 
 
+def geo_pct(vals):
+    """The geometric mean over programs of changes in percent (overheads, growth): of the
+    ratios 1 + v/100, given back in percent, as issue 6's targets are stated."""
+    vals = [1.0 + v / 100.0 for v in vals if v is not None]
+    if not vals or min(vals) <= 0:
+        return None
+    return 100.0 * (statistics.geometric_mean(vals) - 1.0)
+
+
+def geo(vals):
+    """The geometric mean over programs of percentages (overlap, hot-cover)."""
+    vals = [v for v in vals if v is not None]
+    if not vals or min(vals) <= 0:
+        return mean(vals) if vals else None
+    return statistics.geometric_mean(vals)
+
+
 def table(header, rows):
     out = ["| " + " | ".join(header) + " |", "|" + "|".join(" --- " for _ in header) + "|"]
     out += ["| " + " | ".join(str(c) for c in r) + " |" for r in rows]
@@ -910,8 +927,8 @@ def growth(res, prog, variant, what="class"):
 
 def growth_cell(res, progs, variant):
     """"code / class" growth of a variant, the mean over `progs`."""
-    return "%s / %s" % (fmt_pct(mean([growth(res, p, variant, "code") for p in progs]), 0),
-                        fmt_pct(mean([growth(res, p, variant) for p in progs]), 0))
+    return "%s / %s" % (fmt_pct(geo_pct([growth(res, p, variant, "code") for p in progs]), 0),
+                        fmt_pct(geo_pct([growth(res, p, variant) for p in progs]), 0))
 
 
 def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
@@ -952,18 +969,20 @@ setting of the paper, which compiled every method before its runs; the targets t
 both.
 Every configuration's output was compared with the original's; `DIFF` marks a mismatch.
 Accuracy is from the first run of each configuration (counter-based sampling is
-deterministic for single-threaded programs), in percent.
+deterministic for single-threaded programs), in percent. Figures over all programs
+(`geo. mean`, and the targets) are geometric means: of the ratios to the original for
+overheads and growth, of the percentages for overlap and hot-cover.
 """)
     # Targets.
     def avg_cfg(cid):
-        return mean([oh(res, p, cid) for p in progs])
+        return geo_pct([oh(res, p, cid) for p in progs])
 
     def max_cfg(cid):
         v = [oh(res, p, cid) for p in progs if oh(res, p, cid) is not None]
         return max(v) if v else None
 
     def avg_acc(cid, key):
-        return mean([res[p]["acc"].get(cid, {}).get(key) for p in progs])
+        return geo([res[p]["acc"].get(cid, {}).get(key) for p in progs])
 
     def min_acc(cid, key):
         v = [res[p]["acc"].get(cid, {}).get(key) for p in progs]
@@ -987,8 +1006,8 @@ deterministic for single-threaded programs), in percent.
     s_checks, s_checks_max = avg_steady(res, progs, "checks@0"), max_steady(res, progs, "checks@0")
     s_full, s_auto = avg_steady(res, progs, "full@1000"), avg_steady(res, progs, "auto@1000")
     rows = [] if s_checks is None else [
-        ["checks-only overhead, steady state", "<= 3% mean, none > 8%",
-         "%s mean, %s max" % (fmt_pct(s_checks), fmt_pct(s_checks_max)),
+        ["checks-only overhead, steady state", "<= 3% geo. mean, none > 8%",
+         "%s geo. mean, %s max" % (fmt_pct(s_checks), fmt_pct(s_checks_max)),
          verdict(s_checks <= 3 and s_checks_max <= 8)],
         ["total overhead Full @1000 (both), steady state", "<= 5%", fmt_pct(s_full),
          verdict(None if s_full is None else s_full <= 5)],
@@ -997,16 +1016,16 @@ deterministic for single-threaded programs), in percent.
     ]
     for it, ce_t, fa_t in ((1000, 95, 97), (10000, 85, 95)):
         cid = "full@%d" % it
-        ce = mean([res[p].get("steady_acc", {}).get(cid, {}).get("ce") for p in progs])
-        fa = mean([res[p].get("steady_acc", {}).get(cid, {}).get("fa") for p in progs])
+        ce = geo([res[p].get("steady_acc", {}).get(cid, {}).get("ce") for p in progs])
+        fa = geo([res[p].get("steady_acc", {}).get(cid, {}).get("fa") for p in progs])
         if ce is None or fa is None:
             continue
         rows.append(["overlap Full @%d vs interval 1, steady runs (call-edge / field)" % it,
                      ">= %d%% / >= %d%%" % (ce_t, fa_t), "%s / %s" % (fmt_ov(ce), fmt_ov(fa)),
                      verdict(ce >= ce_t and fa >= fa_t)])
     rows += [
-        ["checks-only overhead, whole run (start-up and JIT included)", "<= 3% mean, none > 8%",
-         "%s mean, %s max" % (fmt_pct(t_checks), fmt_pct(t_checks_max)),
+        ["checks-only overhead, whole run (start-up and JIT included)", "<= 3% geo. mean, none > 8%",
+         "%s geo. mean, %s max" % (fmt_pct(t_checks), fmt_pct(t_checks_max)),
          verdict(None if t_checks is None else (t_checks <= 3 and t_checks_max <= 8))],
         ["total overhead Full @1000 (both), whole run", "<= 5%", fmt_pct(t_full),
          verdict(None if t_full is None else t_full <= 5)],
@@ -1023,10 +1042,10 @@ deterministic for single-threaded programs), in percent.
                                                fmt_ov(min_acc("full@%d" % it, "ce_ov1")),
                                                fmt_ov(min_acc("full@%d" % it, "fa_ov1"))),
                      verdict(None if ce is None or fa is None else (ce >= ce_t and fa >= fa_t))])
-    g_full = mean([growth(res, p, "full") for p in progs])
-    g_auto = mean([growth(res, p, "auto") for p in progs])
-    c_full = mean([growth(res, p, "full", "code") for p in progs])
-    c_auto = mean([growth(res, p, "auto", "code") for p in progs])
+    g_full = geo_pct([growth(res, p, "full") for p in progs])
+    g_auto = geo_pct([growth(res, p, "auto") for p in progs])
+    c_full = geo_pct([growth(res, p, "full", "code") for p in progs])
+    c_auto = geo_pct([growth(res, p, "auto", "code") for p in progs])
     rows.append(["bytecode growth (methods' code), Full / auto", "report; auto < +60%",
                  "%s / %s" % (fmt_pct(c_full, 0), fmt_pct(c_auto, 0)),
                  verdict(None if c_auto is None else c_auto < 60)])
@@ -1060,7 +1079,7 @@ deterministic for single-threaded programs), in percent.
     L.append("\n## Table 1: exhaustive instrumentation (no framework)\n")
     rows = [[p, oh_cell(res, p, "exh-ce"), oh_cell(res, p, "exh-fa"), oh_cell(res, p, "exh-both")]
             for p in progs]
-    rows.append(["**mean**", fmt_pct(avg_cfg("exh-ce")), fmt_pct(avg_cfg("exh-fa")),
+    rows.append(["**geo. mean**", fmt_pct(avg_cfg("exh-ce")), fmt_pct(avg_cfg("exh-fa")),
                  fmt_pct(avg_cfg("exh-both"))])
     rows.append(["paper (Jalapeño)", "+88.3%", "+60.4%", ""])
     L.append(table(["program", "call-edge", "field-access", "both"], rows))
@@ -1077,7 +1096,7 @@ deterministic for single-threaded programs), in percent.
         rows.append([p, oh_cell(res, p, "checks@0"), oh_cell(res, p, "full@0"),
                      growth_cell(res, [p], "checks"), growth_cell(res, [p], "full"),
                      "%.2f s" % v["full"]["seconds"], fmt_n(v["full"]["class_bytes"])])
-    rows.append(["**mean**", fmt_pct(avg_cfg("checks@0")), fmt_pct(avg_cfg("full@0")),
+    rows.append(["**geo. mean**", fmt_pct(avg_cfg("checks@0")), fmt_pct(avg_cfg("full@0")),
                  growth_cell(res, progs, "checks"), growth_cell(res, progs, "full"), "", ""])
     rows.append(["paper (Jalapeño)", "+4.9% (+1.4% yieldpoints)", "", "", "+34% (machine code)",
                  "", ""])
@@ -1088,13 +1107,14 @@ deterministic for single-threaded programs), in percent.
     L.append("\n## Table 3: No-Duplication checks only (interval 0)\n")
     rows = [[p, oh_cell(res, p, "nodup-ce@0"), oh_cell(res, p, "nodup-fa@0"),
              oh_cell(res, p, "nodup@0")] for p in progs]
-    rows.append(["**mean**", fmt_pct(avg_cfg("nodup-ce@0")), fmt_pct(avg_cfg("nodup-fa@0")),
+    rows.append(["**geo. mean**", fmt_pct(avg_cfg("nodup-ce@0")), fmt_pct(avg_cfg("nodup-fa@0")),
                  fmt_pct(avg_cfg("nodup@0"))])
     rows.append(["paper (Jalapeño)", "+1.3%", "+51.1%", ""])
     L.append(table(["program", "call-edge", "field-access", "both"], rows))
 
     # Table 4.
-    L.append("\n## Table 4: sampled instrumentation, both instrumentations, mean over programs\n")
+    L.append("\n## Table 4: sampled instrumentation, both instrumentations, geometric mean "
+             "over programs\n")
     L.append("Samples: median per run. Sampled instr.: total minus the mode's interval-0 "
              "overhead. Overlap against the interval-1 profile of the same mode (`vs i1`) and "
              "against the exhaustive profile (`vs exh`); hot-cover against interval 1.\n\n")
@@ -1141,12 +1161,12 @@ deterministic for single-threaded programs), in percent.
         rows.append([p, fmt_n(at.get("samples")), fmt_n(eq), fmt_n(ac.get("samples")),
                      fmt_ov(at.get("fa_ov1")), fmt_ov(ac.get("fa_ov1")),
                      fmt_ov(at.get("ce_ov1")), fmt_ov(ac.get("ce_ov1"))])
-    rows.append(["**mean**", "", "", "",
-                 fmt_ov(mean([res[p]["acc"].get("timer10ms", {}).get("fa_ov1") for p in progs])),
-                 fmt_ov(mean([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
+    rows.append(["**geo. mean**", "", "", "",
+                 fmt_ov(geo([res[p]["acc"].get("timer10ms", {}).get("fa_ov1") for p in progs])),
+                 fmt_ov(geo([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
                      "fa_ov1") for p in progs if res[p]["timer_eq"]])),
-                 fmt_ov(mean([res[p]["acc"].get("timer10ms", {}).get("ce_ov1") for p in progs])),
-                 fmt_ov(mean([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
+                 fmt_ov(geo([res[p]["acc"].get("timer10ms", {}).get("ce_ov1") for p in progs])),
+                 fmt_ov(geo([res[p]["acc"].get("counter-eq@%s" % res[p]["timer_eq"], {}).get(
                      "ce_ov1") for p in progs if res[p]["timer_eq"]]))])
     rows.append(["paper", "", "30,000", "", "63", "84", "", ""])
     L.append(table(["program", "timer samples", "counter interval", "counter samples",
@@ -1304,7 +1324,7 @@ def supplement(raw) -> str:
     rows = []
     for p in progs:
         rows.append([p, "%.2f s" % (res[p]["base_cpu"] or 0)] + [oh_cell(res, p, c) for c in ids])
-    rows.append(["**mean**", ""] + [fmt_pct(mean([oh(res, p, c) for p in progs])) for c in ids])
+    rows.append(["**geo. mean**", ""] + [fmt_pct(geo_pct([oh(res, p, c) for p in progs])) for c in ids])
     meta = raw["meta"]
     return ("\n## Supplement: longer runs (input size %s)\n\n"
             "Same method, fewer configurations: `%s`, %d rounds, %s, %.0f min. Uninstrumented CPU "
