@@ -35,6 +35,7 @@ docs/RESULTS.md and bench/charts/*.svg.
 import argparse
 import datetime
 import json
+import math
 import os
 import platform
 import random
@@ -189,6 +190,21 @@ def jacoco_agent_jar() -> Path:
 
 # ---------------------------------------------------------------------------------------------
 # Measurement
+
+
+def steady_window(runs, a) -> str:
+    """Repeat's `window:FROM:COUNT` for the measured rounds: FROM is the latest iteration at
+    which a configuration of round 1 settled (the cap where one did not), COUNT the measured
+    iterations the uninstrumented program needs for 3 s of CPU (at least --steady-measure, at
+    most ten times that)."""
+    first = [r for r in runs if r["round"] == 1 and r["cfg"] != STEADY_REFERENCE]
+    settle = [a.steady_iterations if not r["settled"] else
+              next((i for i, m in enumerate(r.get("measured") or []) if m), a.steady_iterations)
+              for r in first if r["ok"]]
+    base = [c for r in first if r["cfg"] == "base" and r["ok"] for c in measured_iters(r)]
+    per_iteration = statistics.median(base) if base else 1.0
+    count = min(10 * a.steady_measure, max(a.steady_measure, math.ceil(3.0 / per_iteration)))
+    return "window:%d:%d" % (max(settle, default=a.steady_iterations), count)
 
 
 class Bench:
@@ -389,7 +405,8 @@ class Bench:
         first round keeps the profiles, and adds the interval-1 reference for accuracy."""
         size = benchlib.steady_size(w.name)
         ref = benchlib.run(w, extra, size=size)
-        repeat = "converge:%d:%d" % (self.a.steady_iterations, self.a.steady_measure)
+        converge = "converge:%d:%d" % (self.a.steady_iterations, self.a.steady_measure)
+        repeat = converge
         st = {"size": size, "iterations": self.a.steady_iterations,
               "measure": self.a.steady_measure, "runs": [], "profiles": {}}
         prog["steady"] = st
@@ -398,6 +415,10 @@ class Bench:
             random.Random(100 + rnd).shuffle(order)
             if rnd == 1:
                 order.append(reference)
+            else:
+                # Every configuration measures the same iterations: those after the slowest
+                # to settle in round 1 (see steady_window).
+                repeat = st.setdefault("window", steady_window(st["runs"], self.a))
             for cfg in order:
                 cid, variant, settings, kind = cfg
                 jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
@@ -407,12 +428,14 @@ class Bench:
                 # The accuracy reference samples every check (several times slower): a short
                 # steady run is enough for its profile.
                 rep = "converge:40:5" if cid == STEADY_REFERENCE else repeat
+                if self.a.steady_converge_only:
+                    rep = "converge:40:5" if cid == STEADY_REFERENCE else converge
                 r = benchlib.run(w, prog["extra"], jars, opts, size=size,
                                  timeout=self.a.timeout, repeat=rep)
                 if rnd == 1 and keep.exists() and r.ok:
                     st["profiles"][cid] = str(keep)
                 measured = r.measured_cpu()
-                rec = {"cfg": cid, "round": rnd, "ok": r.ok and bool(measured),
+                rec = {"cfg": cid, "round": rnd, "ok": r.ok and bool(measured), "repeat": rep,
                        "same": r.output == ref.output, "cpu": r.cpu,
                        "iters": [c for c, _ in r.iterations],
                        "walls": [wl for _, wl in r.iterations], "jits": r.jit,
@@ -592,9 +615,13 @@ def steady_ratios(prog) -> dict:
         m = measured_iters(rec)
         return statistics.median(m) if m and rec["ok"] else None
 
-    base = {r["round"]: level(r) for r in st["runs"] if r["cfg"] == "base"}
+    # Rounds measured on a common window (see steady_window) when there are any: round 1
+    # measured each configuration where it settled, which a drifting program biases.
+    runs = [r for r in st["runs"] if str(r.get("repeat", "")).startswith("window:")]
+    runs = runs or st["runs"]
+    base = {r["round"]: level(r) for r in runs if r["cfg"] == "base"}
     ratios, same = {}, {}
-    for r in st["runs"]:
+    for r in runs:
         b = base.get(r["round"])
         v = level(r)
         if r["cfg"] in ("base", STEADY_REFERENCE) or not b or v is None:
@@ -628,7 +655,8 @@ def steady_warmups(prog) -> dict:
     """{cfg: [iterations to settle per round, None where it did not]}."""
     out = {}
     for r in prog.get("steady", {}).get("runs", []):
-        if r["ok"] and r["cfg"] != STEADY_REFERENCE:
+        windowed = str(r.get("repeat", "")).startswith("window:")
+        if r["ok"] and r["cfg"] != STEADY_REFERENCE and not windowed:
             out.setdefault(r["cfg"], []).append(warmup_iterations(r))
     return out
 
@@ -717,6 +745,7 @@ def analyse(raw):
                                  "samples": p["samples"]}
                              for c, p in sp.items() if sref and c != STEADY_REFERENCE}
         out["steady_size"] = prog.get("steady", {}).get("size")
+        out["steady_window"] = prog.get("steady", {}).get("window")
         res[name] = out
     return res
 
@@ -770,26 +799,47 @@ def steady_section(raw, res, progs) -> str:
             cells.append("-" if not e else "%s (%s..%s)%s" % (
                 fmt_pct(pct(e["ratio"])), fmt_pct(pct(e["min"]), 0), fmt_pct(pct(e["max"]), 0),
                 "" if e["same"] else " DIFF"))
-        rows.append([p, res[p]["steady_size"], "%.3f s" % base_s if base_s else "-"] + cells)
-    rows.append(["**geo. mean**", "", ""] + [fmt_pct(avg_steady(res, progs, c)) for c in ids])
+        rows.append([p, res[p]["steady_size"], window_cell(res[p].get("steady_window")),
+                     "%.3f s" % base_s if base_s else "-"] + cells)
+    rows.append(["**geo. mean**", "", "", ""] + [fmt_pct(avg_steady(res, progs, c)) for c in ids])
     cfg = raw["config"]
+    settle = ("each configuration runs until the JIT has settled (the compilers' time "
+              "over the last 3 iterations under 3%% of their CPU time; at most %d iterations)" %
+              cfg.get("steady_iterations", 0))
+    if any(res[p].get("steady_window") for p in progs):
+        method = ("Round 1 finds where the code settles: %s. The other %d rounds then measure "
+                  "every configuration on the same iterations, those after the latest settling "
+                  "point of round 1 (a program can get slower or faster with every iteration on "
+                  "its own, and configurations measured at different iterations would carry "
+                  "that drift); the figures are from those rounds." % (
+                      settle, cfg.get("steady_rounds", 1) - 1))
+    else:
+        method = ("In every round %s, then at least %d more iterations and 3 s of CPU are "
+                  "measured, each configuration where it settled. A program whose per-iteration "
+                  "time drifts biases this (see the findings); %d rounds." % (
+                      settle, cfg.get("steady_measure", 10), cfg.get("steady_rounds", 0)))
     return ("\n## Table S: steady state (code compiled before it is measured)\n\n"
             "The paper compiled every method at O2 before the run, so its overheads exclude "
-            "compilation. Here each JVM runs the program's main() until the JIT has settled "
-            "(the compilers' time over the last 3 iterations under 3%% of their CPU time; at "
-            "most %d iterations), then %d more, which are measured "
+            "compilation. Here each JVM runs the program's main() repeatedly "
             "(bench/workloads/Repeat.java; only the first iteration's output is kept, and it is "
-            "compared with the original's); the figure is the median process CPU time of the "
+            "compared with the original's). %s The figure is the median process CPU time of the "
             "measured iterations over the uninstrumented program's in the same round; "
-            "median over %d interleaved rounds (min..max). The single-run tables below include "
-            "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % (
-                cfg.get("steady_iterations", 0), cfg.get("steady_measure", 10),
-                cfg.get("steady_rounds", 0)) +
-            table(["program", "input", "uninstrumented, per iteration"] + ids, rows) + "\n" +
+            "median over the rounds (min..max). The single-run tables below include "
+            "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % method +
+            table(["program", "input", "measured iterations", "uninstrumented, per iteration"] +
+                  ids, rows) + "\n" +
             jit_share_table(res, progs) + warmup_table(res, progs) +
             "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
             "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
             table(["program"] + acc_ids, acc_rows) + "\n")
+
+
+def window_cell(window) -> str:
+    """"FROM+1..FROM+COUNT" for Repeat's window:FROM:COUNT; "where each settled" otherwise."""
+    if not window:
+        return "where each settled"
+    _, start, count = window.split(":")
+    return "%d..%d" % (int(start) + 1, int(start) + int(count))
 
 
 def warmup_table(res, progs) -> str:
@@ -1366,7 +1416,13 @@ def main() -> int:
                     "JIT settles (0: no steady phase)")
     ap.add_argument("--steady-measure", type=int, default=10,
                     help="steady-state phase: main() runs measured once the JIT has settled")
-    ap.add_argument("--steady-rounds", type=int, default=3)
+    ap.add_argument("--steady-rounds", type=int, default=3,
+                    help="steady-state phase: round 1 finds where each configuration settles; "
+                    "the others measure every configuration on the same iterations, after the "
+                    "latest of those")
+    ap.add_argument("--steady-converge-only", action="store_true",
+                    help="steady-state phase: every round measures each configuration where it "
+                    "settles (the method before the common window)")
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "
                     "as a section of its own")

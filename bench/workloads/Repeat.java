@@ -31,6 +31,12 @@ import java.util.Map;
  * measured and the file's last line says "unsettled". A rewritten program compiles two to three times the bytecode and settles later;
  * measuring it before then would compare compilation, not the code.
  *
+ * <p>{@code window:FROM:COUNT} runs FROM iterations unmeasured, then measures COUNT: the same
+ * iterations for every configuration of a program. Some programs get slower or faster with
+ * every iteration on their own (rhino's per-iteration CPU time grows), so configurations
+ * measured at the iteration where each settled would be compared at different points of that
+ * drift; the harness finds the settling points with {@code converge} first.
+ *
  * <p>ecj's batch Main exits from inside a catch-all that would swallow the trap, so it runs
  * through its own no-exit constructor instead (same arguments, same output).
  */
@@ -59,10 +65,20 @@ public final class Repeat {
       System.exit(2);
     }
     boolean converge = args[0].startsWith("converge:");
+    boolean window = args[0].startsWith("window:");
     String[] spec = args[0].split(":");
-    int iterations = converge ? Integer.parseInt(spec[1]) : Integer.parseInt(args[0]);
-    int measure = converge ? Integer.parseInt(spec[2]) : iterations;
-    int measureFrom = converge ? -1 : 0; // the first measured iteration, once known
+    int iterations;
+    int measure;
+    int measureFrom; // the first measured iteration, once known
+    if (window) {
+      measureFrom = Integer.parseInt(spec[1]);
+      measure = Integer.parseInt(spec[2]);
+      iterations = measureFrom + measure;
+    } else {
+      iterations = converge ? Integer.parseInt(spec[1]) : Integer.parseInt(args[0]);
+      measure = converge ? Integer.parseInt(spec[2]) : iterations;
+      measureFrom = converge ? -1 : 0;
+    }
     String timesFile = args[1];
     Class<?> mainClass = Class.forName(args[2]);
     Method main = mainClass.getMethod("main", String[].class);
@@ -95,7 +111,7 @@ public final class Repeat {
     long measuredCpu = 0;
     for (int i = 0; i < most; i++) {
       if (measureFrom < 0 && i >= iterations) break; // never settled
-      if (measureFrom >= 0 && i >= measureFrom + measure
+      if (converge && measureFrom >= 0 && i >= measureFrom + measure
           && (measuredCpu >= MEASURED_SECONDS * 1_000_000_000L || i >= measureFrom + 10 * measure)) {
         break;
       }
