@@ -604,15 +604,23 @@ def warmup_iterations(rec):
     return len(marks) - sum(1 for m in marks if m)
 
 
-def steady_ratios(prog) -> dict:
+def steady_ratios(prog, at_base_iterations=False) -> dict:
     """{cfg: {ratio, min, max, n, same, base_s}}: steady-state CPU per iteration against the
-    uninstrumented program's in the same round (medians over the last half of iterations)."""
+    uninstrumented program's in the same round (medians over the measured iterations). With
+    at_base_iterations, each configuration's iterations are those the uninstrumented run of
+    its round measured (for runs that measured each configuration where it settled)."""
     st = prog.get("steady")
     if not st:
         return {}
+    base_marks = {r["round"]: r.get("measured") for r in st["runs"] if r["cfg"] == "base"}
 
     def level(rec):
         m = measured_iters(rec)
+        marks = base_marks.get(rec["round"])
+        if at_base_iterations and marks:
+            if len(rec["iters"]) < len(marks):
+                return None
+            m = [c for c, k in zip(rec["iters"], marks) if k]
         return statistics.median(m) if m and rec["ok"] else None
 
     # Rounds measured on a common window (see steady_window) when there are any: round 1
@@ -735,6 +743,7 @@ def analyse(raw):
         out["timeouts"] = lower_bounds
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         out["steady"] = steady_ratios(prog)
+        out["steady_same_iterations"] = steady_ratios(prog, at_base_iterations=True)
         out["steady_jit"] = steady_jit_shares(prog)
         out["steady_warmup"] = steady_warmups(prog)
         steady_broken = {r["cfg"] for r in prog.get("steady", {}).get("runs", []) if not r["ok"]}
@@ -828,10 +837,34 @@ def steady_section(raw, res, progs) -> str:
             "JVM start-up, class loading, interpretation and JIT compilation.\n\n" % method +
             table(["program", "input", "measured iterations", "uninstrumented, per iteration"] +
                   ids, rows) + "\n" +
+            same_iterations_table(res, progs, ids) +
             jit_share_table(res, progs) + warmup_table(res, progs) +
             "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
             "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
             table(["program"] + acc_ids, acc_rows) + "\n")
+
+
+def same_iterations_table(res, progs, ids) -> str:
+    """For runs that measured each configuration where it settled: every configuration on the
+    iterations the uninstrumented run measured, so that all are compared at the same point of
+    any drift (configurations that settle later still pay some compilation there)."""
+    progs = [p for p in progs if not res[p].get("steady_window")]
+    rows = []
+    for p in progs:
+        st = res[p].get("steady_same_iterations", {})
+        rows.append([p] + ["-" if c not in st else "%s (%s..%s)" % (
+            fmt_pct(pct(st[c]["ratio"])), fmt_pct(pct(st[c]["min"]), 0),
+            fmt_pct(pct(st[c]["max"]), 0)) for c in ids])
+    if not rows:
+        return ""
+    rows.append(["**geo. mean**"] + [fmt_pct(geo_pct([
+        pct(res[p].get("steady_same_iterations", {}).get(c, {}).get("ratio"))
+        for p in progs])) for c in ids])
+    return ("\nThe same configurations on the iterations the uninstrumented run measured (its "
+            "settling point on), the same iterations for all: a program whose time per "
+            "iteration drifts as it runs (rhino's grows, ecj's falls) no longer favours the "
+            "configurations that settled earlier or later; those that settle later still pay "
+            "some compilation here.\n\n" + table(["program"] + ids, rows) + "\n")
 
 
 def window_cell(window) -> str:
@@ -1064,6 +1097,19 @@ overheads and growth, of the percentages for overlap and hot-cover.
         ["total overhead auto @1000 (both), steady state", "<= 5%", fmt_pct(s_auto),
          verdict(None if s_auto is None else s_auto <= 5)],
     ]
+    same = [p for p in progs if res[p].get("steady_same_iterations")
+            and not res[p].get("steady_window")]
+    if s_checks is not None and same:
+        def same_it(cid):
+            return [pct(res[p]["steady_same_iterations"].get(cid, {}).get("ratio")) for p in same]
+        checks_same = same_it("checks@0")
+        worst = max((v for v in checks_same if v is not None), default=None)
+        rows.append(["the same, on the uninstrumented run's iterations: checks-only / Full @1000 "
+                     "/ auto @1000", "<= 3% (none > 8%) / <= 5% / <= 5%",
+                     "%s (max %s) / %s / %s" % (
+                         fmt_pct(geo_pct(checks_same)), fmt_pct(worst),
+                         fmt_pct(geo_pct(same_it("full@1000"))),
+                         fmt_pct(geo_pct(same_it("auto@1000")))), ""])
     for it, ce_t, fa_t in ((1000, 95, 97), (10000, 85, 95)):
         cid = "full@%d" % it
         ce = geo([res[p].get("steady_acc", {}).get(cid, {}).get("ce") for p in progs])
