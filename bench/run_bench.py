@@ -192,12 +192,14 @@ def jacoco_agent_jar() -> Path:
 # Measurement
 
 
-def steady_window(runs, a) -> str:
+def steady_window(runs, a, rounds=(1,)) -> str:
     """Repeat's `window:FROM:COUNT` for the measured rounds: FROM is the latest iteration at
-    which a configuration of round 1 settled (the cap where one did not), COUNT the measured
-    iterations the uninstrumented program needs for 3 s of CPU (at least --steady-measure, at
-    most ten times that)."""
-    first = [r for r in runs if r["round"] == 1 and r["cfg"] != STEADY_REFERENCE]
+    which a configuration of `rounds` (None: every converging round) settled (the cap where
+    one did not), COUNT the measured iterations the uninstrumented program needs for 3 s of
+    CPU (at least --steady-measure, at most ten times that)."""
+    first = [r for r in runs if (rounds is None or r["round"] in rounds)
+             and r["cfg"] != STEADY_REFERENCE
+             and not str(r.get("repeat", "")).startswith("window:")]
     settle = [a.steady_iterations if not r["settled"] else
               next((i for i, m in enumerate(r.get("measured") or []) if m), a.steady_iterations)
               for r in first if r["ok"]]
@@ -400,53 +402,79 @@ class Bench:
         self.save()
 
     # -- steady state -----------------------------------------------------------------------
+    def add_steady_windows(self, rounds):
+        """Adds `rounds` rounds measured on a common window (steady_window, from every round
+        the earlier run has) to each program's steady phase: for a run that measured each
+        configuration where it settled. Its profiles and accuracy are kept."""
+        for name, prog in self.raw["programs"].items():
+            st = prog.get("steady")
+            if not st:
+                continue
+            w = benchlib.get(name)
+            extra = benchlib.prepare(w)
+            all_configs = {c[0]: c for c in make_configs(w, FULL_INTERVALS, False, None)}
+            configs = [all_configs[c] for c in STEADY_CONFIGS]
+            st["window"] = steady_window(st["runs"], self.a, rounds=None)
+            ref = benchlib.run(w, extra, size=st["size"])
+            first = max(r["round"] for r in st["runs"]) + 1
+            for rnd in range(first, first + rounds):
+                self.steady_round(w, prog, configs, rnd, st["window"], ref, keep=False)
+                self.save()
+
+    def steady_round(self, w, prog, configs, rnd, repeat, ref, keep):
+        """One JVM per configuration, in a shuffled order, each running main() as `repeat`
+        (Repeat.java) says; with `keep`, each one's profile is kept for accuracy."""
+        st = prog["steady"]
+        order = list(configs)
+        random.Random(100 + rnd).shuffle(order)
+        for cfg in order:
+            cid, variant, settings, kind = cfg
+            jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
+            path = self.results_dir / "profiles" / w.name / ("steady-%s.xml" % cid)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            opts = jvm_opts_for(cfg, str(path) if keep else "profile.xml", None)
+            r = benchlib.run(w, prog["extra"], jars, opts, size=st["size"],
+                             timeout=self.a.timeout, repeat=repeat)
+            if keep and path.exists() and r.ok:
+                st["profiles"][cid] = str(path)
+            self.record_steady(w, st, cid, rnd, repeat, r, ref)
+
+    def record_steady(self, w, st, cid, rnd, repeat, r, ref):
+        measured = r.measured_cpu()
+        rec = {"cfg": cid, "round": rnd, "ok": r.ok and bool(measured), "repeat": repeat,
+               "same": r.output == ref.output, "cpu": r.cpu,
+               "iters": [c for c, _ in r.iterations],
+               "walls": [wl for _, wl in r.iterations], "jits": r.jit,
+               "measured": r.measured, "settled": r.settled}
+        st["runs"].append(rec)
+        benchlib.log("[%s] %s steady r%d %-14s process cpu %6.2f s, %d iterations "
+                     "(settled: %s), measured median %s%s" % (
+                         self.elapsed(), w.name, rnd, cid, r.cpu, len(r.iterations),
+                         "yes" if r.settled else "no",
+                         "%.3f s" % statistics.median(measured) if measured else "-",
+                         "" if rec["ok"] and rec["same"] else " FAILED/DIFFERS"))
+
     def steady(self, w, extra, prog, configs, reference):
-        """Rounds of one JVM per configuration running main() repeatedly (interleaved). The
-        first round keeps the profiles, and adds the interval-1 reference for accuracy."""
+        """Rounds of one JVM per configuration running main() repeatedly (interleaved). Round 1
+        runs each until the JIT settles, keeps the profiles, and adds the interval-1 reference
+        for accuracy; the others measure every configuration on a common window."""
         size = benchlib.steady_size(w.name)
         ref = benchlib.run(w, extra, size=size)
         converge = "converge:%d:%d" % (self.a.steady_iterations, self.a.steady_measure)
-        repeat = converge
         st = {"size": size, "iterations": self.a.steady_iterations,
               "measure": self.a.steady_measure, "runs": [], "profiles": {}}
         prog["steady"] = st
         for rnd in range(1, self.a.steady_rounds + 1):
-            order = list(configs)
-            random.Random(100 + rnd).shuffle(order)
             if rnd == 1:
-                order.append(reference)
-            else:
-                # Every configuration measures the same iterations: those after the slowest
-                # to settle in round 1 (see steady_window).
-                repeat = st.setdefault("window", steady_window(st["runs"], self.a))
-            for cfg in order:
-                cid, variant, settings, kind = cfg
-                jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
-                keep = self.results_dir / "profiles" / w.name / ("steady-%s.xml" % cid)
-                keep.parent.mkdir(parents=True, exist_ok=True)
-                opts = jvm_opts_for(cfg, str(keep) if rnd == 1 else "profile.xml", None)
+                self.steady_round(w, prog, configs, rnd, converge, ref, keep=True)
                 # The accuracy reference samples every check (several times slower): a short
                 # steady run is enough for its profile.
-                rep = "converge:40:5" if cid == STEADY_REFERENCE else repeat
-                if self.a.steady_converge_only:
-                    rep = "converge:40:5" if cid == STEADY_REFERENCE else converge
-                r = benchlib.run(w, prog["extra"], jars, opts, size=size,
-                                 timeout=self.a.timeout, repeat=rep)
-                if rnd == 1 and keep.exists() and r.ok:
-                    st["profiles"][cid] = str(keep)
-                measured = r.measured_cpu()
-                rec = {"cfg": cid, "round": rnd, "ok": r.ok and bool(measured), "repeat": rep,
-                       "same": r.output == ref.output, "cpu": r.cpu,
-                       "iters": [c for c, _ in r.iterations],
-                       "walls": [wl for _, wl in r.iterations], "jits": r.jit,
-                       "measured": r.measured, "settled": r.settled}
-                st["runs"].append(rec)
-                benchlib.log("[%s] %s steady r%d %-14s process cpu %6.2f s, %d iterations "
-                             "(settled: %s), measured median %s%s" % (
-                                 self.elapsed(), w.name, rnd, cid, r.cpu, len(r.iterations),
-                                 "yes" if r.settled else "no",
-                                 "%.3f s" % statistics.median(measured) if measured else "-",
-                                 "" if rec["ok"] and rec["same"] else " FAILED/DIFFERS"))
+                self.steady_round(w, prog, [reference], rnd, "converge:40:5", ref, keep=True)
+            elif self.a.steady_converge_only:
+                self.steady_round(w, prog, configs, rnd, converge, ref, keep=False)
+            else:
+                window = st.setdefault("window", steady_window(st["runs"], self.a))
+                self.steady_round(w, prog, configs, rnd, window, ref, keep=False)
             self.save()
 
     # -- rewriter throughput ----------------------------------------------------------------
@@ -755,6 +783,9 @@ def analyse(raw):
                              for c, p in sp.items() if sref and c != STEADY_REFERENCE}
         out["steady_size"] = prog.get("steady", {}).get("size")
         out["steady_window"] = prog.get("steady", {}).get("window")
+        out["steady_window_rounds"] = len({
+            r["round"] for r in prog.get("steady", {}).get("runs", [])
+            if str(r.get("repeat", "")).startswith("window:")})
         res[name] = out
     return res
 
@@ -816,12 +847,14 @@ def steady_section(raw, res, progs) -> str:
               "over the last 3 iterations under 3%% of their CPU time; at most %d iterations)" %
               cfg.get("steady_iterations", 0))
     if any(res[p].get("steady_window") for p in progs):
-        method = ("Round 1 finds where the code settles: %s. The other %d rounds then measure "
-                  "every configuration on the same iterations, those after the latest settling "
-                  "point of round 1 (a program can get slower or faster with every iteration on "
-                  "its own, and configurations measured at different iterations would carry "
-                  "that drift); the figures are from those rounds." % (
-                      settle, cfg.get("steady_rounds", 1) - 1))
+        windowed = max(res[p].get("steady_window_rounds", 0) for p in progs)
+        method = ("The first round%s finds where the code settles: %s. %d more round%s then "
+                  "measure%s every configuration on the same iterations, those after the "
+                  "latest settling point found (a program can get slower or faster with every "
+                  "iteration on its own, and configurations measured at different iterations "
+                  "would carry that drift); the figures are from those rounds." % (
+                      "s" if cfg.get("steady_rounds", 0) - windowed > 1 else "", settle,
+                      windowed, "s" if windowed > 1 else "", "" if windowed > 1 else "s"))
     else:
         method = ("In every round %s, then at least %d more iterations and 3 s of CPU are "
                   "measured, each configuration where it settled. A program whose per-iteration "
@@ -1038,7 +1071,9 @@ def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
         ["input size", cfg["size"]],
         ["rounds", "%d (configurations slower than %gx the original in round 1: 1 run)" % (
             cfg["reps"], cfg["slow_ratio"])],
-    ]))
+    ] + ([["steady state, rounds on a common window", "%s rounds added %s: `%s`" % (
+        meta["steady_windows"]["rounds"], meta["steady_windows"]["date"],
+        meta["steady_windows"]["command"])]] if meta.get("steady_windows") else [])))
     L.append("""
 **How to read the numbers.** Overhead is the CPU time (user + system, all JVM threads: JIT
 and GC included) of a configuration over the uninstrumented program's in the same round,
@@ -1466,6 +1501,10 @@ def main() -> int:
                     help="steady-state phase: round 1 finds where each configuration settles; "
                     "the others measure every configuration on the same iterations, after the "
                     "latest of those")
+    ap.add_argument("--add-steady-windows", metavar="RAW",
+                    help="raw.json of a run that measured each configuration where it settled: "
+                    "add --steady-rounds rounds on a common window to its steady phase (into a "
+                    "copy of its results directory), then write the report")
     ap.add_argument("--steady-converge-only", action="store_true",
                     help="steady-state phase: every round measures each configuration where it "
                     "settles (the method before the common window)")
@@ -1475,7 +1514,28 @@ def main() -> int:
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
-    if a.throughput_only:
+    if a.add_steady_windows:
+        bench = Bench.__new__(Bench)
+        src = Path(a.add_steady_windows).resolve()
+        bench.a, bench.started = a, time.monotonic()
+        bench.results_dir = src.parent.with_name(src.parent.name + "-window")
+        bench.results_dir.mkdir(parents=True, exist_ok=True)
+        bench.raw = json.loads(src.read_text())
+        bench.quick = bench.raw["config"]["quick"]
+        # The runtime the earlier run used (its copy), with its rewritten jars.
+        if (src.parent / "tools" / benchlib.RUNTIME_JAR.name).exists():
+            benchlib.RUNTIME_JAR = src.parent / "tools" / benchlib.RUNTIME_JAR.name
+        bench.raw["config"]["steady_rounds"] = (
+            bench.raw["config"].get("steady_rounds", 0) + a.steady_rounds)
+        bench.raw["meta"]["steady_windows"] = {
+            "command": " ".join(["bench/run_bench.py"] + sys.argv[1:]),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+            "rounds": a.steady_rounds,
+            "git": subprocess.run(["git", "-C", str(benchlib.REPO), "describe", "--always",
+                                   "--dirty"], capture_output=True, text=True).stdout.strip()}
+        bench.add_steady_windows(a.steady_rounds)
+        raw, quick = bench.raw, bench.quick
+    elif a.throughput_only:
         # Only what throughput() uses: the current build, the earlier run's directory.
         bench = Bench.__new__(Bench)
         bench.a, bench.results_dir = a, Path(a.throughput_only).resolve().parent
