@@ -529,8 +529,11 @@ class Bench:
             subprocess.run([benchlib.java_bin("javac"), "-nowarn", "-cp", str(asm_jar), "-d",
                             str(cls), str(asm_src), str(asm_src.with_name("NoLoadWriter.java"))],
                            check=True)
-            r = subprocess.run([benchlib.java_bin(), "-Xms1g", "-Xmx1g", "-cp",
-                                "%s:%s" % (asm_jar, cls), "AsmBench", "--label", "h2",
+            # The JVM settings and pass count of bench/classfile/run_bench.sh: at least 20
+            # passes, so ASM is as warm as duplex-classfile-bench's side.
+            r = subprocess.run([benchlib.java_bin(), "-Xms2g", "-Xmx2g", "-XX:+UseParallelGC",
+                                "-XX:ParallelGCThreads=1", "-cp", "%s:%s" % (asm_jar, cls),
+                                "AsmBench", "--label", "h2", "--min-passes", "20",
                                 "--max-seconds", "10" if self.quick else "30", str(h2)],
                                capture_output=True, text=True)
             for line in r.stdout.splitlines():
@@ -555,7 +558,7 @@ class Bench:
         if not exe.exists():
             return {"duplex_memory_error": "%s not built" % exe}
         r = subprocess.run([str(exe), "--mode", "rewrite-full", "--label", "h2", "--min-passes",
-                            "10", "--max-seconds", "10" if self.quick else "30", str(jar)],
+                            "20", "--max-seconds", "10" if self.quick else "30", str(jar)],
                            capture_output=True, text=True)
         for line in r.stdout.splitlines():
             f = line.split()
@@ -848,13 +851,15 @@ def steady_section(raw, res, progs) -> str:
               cfg.get("steady_iterations", 0))
     if any(res[p].get("steady_window") for p in progs):
         windowed = max(res[p].get("steady_window_rounds", 0) for p in progs)
-        method = ("The first round%s finds where the code settles: %s. %d more round%s then "
-                  "measure%s every configuration on the same iterations, those after the "
-                  "latest settling point found (a program can get slower or faster with every "
-                  "iteration on its own, and configurations measured at different iterations "
-                  "would carry that drift); the figures are from those rounds." % (
-                      "s" if cfg.get("steady_rounds", 0) - windowed > 1 else "", settle,
-                      windowed, "s" if windowed > 1 else "", "" if windowed > 1 else "s"))
+        converging = cfg.get("steady_rounds", 0) - windowed
+        method = ("%s where the code settles: %s. %d more round%s then measure%s every "
+                  "configuration on the same iterations, those after the latest settling point "
+                  "found (a program can get slower or faster with every iteration on its own, "
+                  "and configurations measured at different iterations would carry that "
+                  "drift); the figures are from those rounds." % (
+                      "The first %d rounds find" % converging if converging > 1 else
+                      "The first round finds", settle, windowed, "s" if windowed > 1 else "",
+                      "" if windowed > 1 else "s"))
     else:
         method = ("In every round %s, then at least %d more iterations and 3 s of CPU are "
                   "measured, each configuration where it settled. A program whose per-iteration "
