@@ -242,6 +242,18 @@ class Bench:
         self.jacoco = None if a.no_agents else jacoco_agent_jar()
         self.started = time.monotonic()
 
+    @classmethod
+    def reopen(cls, a, raw_json: Path, results_dir: Path):
+        """An earlier run's Bench, to measure more into (saved in `results_dir`): no tools are
+        copied and nothing is run at construction."""
+        bench = cls.__new__(cls)
+        bench.a, bench.started = a, time.monotonic()
+        bench.results_dir = results_dir
+        results_dir.mkdir(parents=True, exist_ok=True)
+        bench.raw = json.loads(raw_json.read_text())
+        bench.quick = bench.raw["config"]["quick"]
+        return bench
+
     def snapshot_tools(self):
         """Copies duplex, the runtime jar and the agent out of the build directory, which other
         work may rebuild while the benchmark runs, and uses the copies throughout."""
@@ -1023,17 +1035,18 @@ def table(header, rows):
 def variant_code_bytes(name, variant):
     """Bytecode before and after a variant's rewriting: recorded by the run, or (for a raw.json
     from before it was) counted from the rewritten jars if they are still in the cache."""
-    if "code_bytes" in variant:
-        return {k: variant[k] for k in ("code_bytes", "rewritten_code_bytes")}
-    jars = [Path(j) for j in variant.get("jars", [])]
-    try:
-        originals = benchlib.get(name).app_jars
-    except (KeyError, SystemExit):
-        return {}
-    if not jars or not all(j.exists() for j in jars) or len(originals) != len(jars):
-        return {}
-    return {"code_bytes": sum(benchlib.code_bytes(Path(j)) for j in originals),
-            "rewritten_code_bytes": sum(benchlib.code_bytes(j) for j in jars)}
+    if "code_bytes" not in variant:
+        jars = [Path(j) for j in variant.get("jars", [])]
+        try:
+            originals = benchlib.get(name).app_jars
+        except (KeyError, SystemExit):
+            return {}
+        if not jars or not all(j.exists() for j in jars) or len(originals) != len(jars):
+            return {}
+        # Kept in the variant, so that a run saved again records them.
+        variant["code_bytes"] = sum(benchlib.code_bytes(Path(j)) for j in originals)
+        variant["rewritten_code_bytes"] = sum(benchlib.code_bytes(j) for j in jars)
+    return {k: variant[k] for k in ("code_bytes", "rewritten_code_bytes")}
 
 
 def growth(res, prog, variant, what="class"):
@@ -1520,13 +1533,8 @@ def main() -> int:
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
     if a.add_steady_windows:
-        bench = Bench.__new__(Bench)
         src = Path(a.add_steady_windows).resolve()
-        bench.a, bench.started = a, time.monotonic()
-        bench.results_dir = src.parent.with_name(src.parent.name + "-window")
-        bench.results_dir.mkdir(parents=True, exist_ok=True)
-        bench.raw = json.loads(src.read_text())
-        bench.quick = bench.raw["config"]["quick"]
+        bench = Bench.reopen(a, src, src.parent.with_name(src.parent.name + "-window"))
         # The runtime the earlier run used (its copy), with its rewritten jars.
         if (src.parent / "tools" / benchlib.RUNTIME_JAR.name).exists():
             benchlib.RUNTIME_JAR = src.parent / "tools" / benchlib.RUNTIME_JAR.name
@@ -1541,11 +1549,8 @@ def main() -> int:
         bench.add_steady_windows(a.steady_rounds)
         raw, quick = bench.raw, bench.quick
     elif a.throughput_only:
-        # Only what throughput() uses: the current build, the earlier run's directory.
-        bench = Bench.__new__(Bench)
-        bench.a, bench.results_dir = a, Path(a.throughput_only).resolve().parent
-        bench.raw = json.loads(Path(a.throughput_only).read_text())
-        bench.quick = bench.raw["config"]["quick"]
+        src = Path(a.throughput_only).resolve()
+        bench = Bench.reopen(a, src, src.parent)
         bench.throughput()
         raw, quick = bench.raw, bench.quick
     elif a.report_only:

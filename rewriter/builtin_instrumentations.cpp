@@ -67,13 +67,12 @@ class CallEdgeInstrumentation final : public Instrumentation {
   }
 
   Status emit(const MethodView& m, const SitePoint& site, EventCode& out) const override {
-    return emit_call(m, site, out, runtime_api::kCallSite, runtime_api::kCallSiteVirtual);
+    return emit_call(m, site, out, /*sampled=*/false);
   }
 
   bool has_sampled_form() const override { return true; }
   Status emit_sampled(const MethodView& m, const SitePoint& site, EventCode& out) const override {
-    return emit_call(m, site, out, runtime_api::kSampledCallSite,
-                     runtime_api::kSampledCallSiteVirtual);
+    return emit_call(m, site, out, /*sampled=*/true);
   }
 
  private:
@@ -96,12 +95,16 @@ class CallEdgeInstrumentation final : public Instrumentation {
     return lines;
   }
 
+  // `sampled`: No-Duplication's fused form, whose runtime method checks before it counts (the
+  // class's own counters have no such form).
   static Status emit_call(const MethodView& m, const SitePoint& site, EventCode& out,
-                          const char* plain, const char* virtual_form) {
+                          bool sampled) {
+    const char* plain = sampled ? runtime_api::kSampledCallSite : runtime_api::kCallSite;
+    const char* virtual_form =
+        sampled ? runtime_api::kSampledCallSiteVirtual : runtime_api::kCallSiteVirtual;
     const Insn& invoke = m.code.insns[site.insn];
     bool dispatched = invoke.opcode == op::kInvokevirtual || invoke.opcode == op::kInvokeinterface;
-    bool sampled_form = std::string_view(plain) != runtime_api::kCallSite;
-    if (!dispatched && !sampled_form && out.count_in_class('s', site.target)) {
+    if (!dispatched && !sampled && out.count_in_class('s', site.target)) {
       return Ok{};
     }
     if (!dispatched) {
@@ -179,25 +182,26 @@ class FieldAccessInstrumentation final : public Instrumentation {
   }
 
   Status emit(const MethodView& m, const SitePoint& site, EventCode& out) const override {
-    return emit_call(m, site, out, runtime_api::kFieldRead, runtime_api::kFieldWrite);
+    return emit_call(m, site, out, /*sampled=*/false);
   }
 
   bool has_sampled_form() const override { return true; }
   Status emit_sampled(const MethodView& m, const SitePoint& site, EventCode& out) const override {
-    return emit_call(m, site, out, runtime_api::kSampledFieldRead, runtime_api::kSampledFieldWrite);
+    return emit_call(m, site, out, /*sampled=*/true);
   }
 
  private:
+  // `sampled`: as for call sites.
   static Status emit_call(const MethodView& m, const SitePoint& site, EventCode& out,
-                          const char* read, const char* write) {
+                          bool sampled) {
     uint16_t opcode = m.code.insns[site.insn].opcode;
     bool is_write = opcode == op::kPutstatic || opcode == op::kPutfield;
-    bool sampled_form = std::string_view(read) != runtime_api::kFieldRead;
-    if (!sampled_form && out.count_in_class(is_write ? 'w' : 'r', site.target)) {
-      return Ok{};
-    }
+    if (!sampled && out.count_in_class(is_write ? 'w' : 'r', site.target)) return Ok{};
+    const char* method =
+        is_write ? (sampled ? runtime_api::kSampledFieldWrite : runtime_api::kFieldWrite)
+                 : (sampled ? runtime_api::kSampledFieldRead : runtime_api::kFieldRead);
     if (auto s = out.push_string(site.target); !s) return s;
-    return out.invoke_static(out.runtime_class(), is_write ? write : read, runtime_api::kKeyDesc);
+    return out.invoke_static(out.runtime_class(), method, runtime_api::kKeyDesc);
   }
 };
 
