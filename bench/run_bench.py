@@ -1532,6 +1532,9 @@ def main() -> int:
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
+    for given in (a.add_steady_windows, a.throughput_only, a.report_only, a.resume):
+        if given and not Path(given).is_file():
+            raise SystemExit("run_bench: %s: no such raw.json" % given)
     if a.add_steady_windows:
         src = Path(a.add_steady_windows).resolve()
         bench = Bench.reopen(a, src, src.parent.with_name(src.parent.name + "-window"))

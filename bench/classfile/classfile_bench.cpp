@@ -205,6 +205,15 @@ int main(int argc, char** argv) {
                  "[--max-seconds S] [--mode parse|parse+write|ir-full|rewrite-full] INPUT...\n");
     return 2;
   }
+  const Mode modes[] = {{"parse", pass_parse},
+                        {"parse+write", pass_write},
+                        {"ir-full", pass_ir},
+                        {"rewrite-full", duplex_bench::pass_rewrite_full, false}};
+  if (!opt.only.empty() && std::none_of(std::begin(modes), std::end(modes),
+                                        [&](const Mode& m) { return opt.only == m.name; })) {
+    std::fprintf(stderr, "duplex-classfile-bench: unknown mode '%s'\n", opt.only.c_str());
+    return 2;
+  }
   std::vector<std::vector<uint8_t>> classes;
   for (const auto& in : opt.inputs)
     if (!load(in, classes)) return 2;
@@ -212,10 +221,6 @@ int main(int argc, char** argv) {
   for (const auto& c : classes) bytes += c.size();
   std::printf("# %s: %zu classes, %.1f MB\n", opt.label.c_str(), classes.size(), bytes / 1e6);
 
-  const Mode modes[] = {{"parse", pass_parse},
-                        {"parse+write", pass_write},
-                        {"ir-full", pass_ir},
-                        {"rewrite-full", duplex_bench::pass_rewrite_full, false}};
   volatile size_t sink = 0;
   for (const Mode& mode : modes) {
     if (opt.only.empty() ? !mode.by_default : opt.only != mode.name) continue;
