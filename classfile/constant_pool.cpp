@@ -781,4 +781,24 @@ Result<uint16_t> ConstantPool::add_interface_methodref(std::string_view owner,
   return add_member(CpTag::kInterfaceMethodref, owner, name, desc);
 }
 
+Result<uint16_t> ConstantPool::add_method_handle(uint8_t kind, uint16_t reference) {
+  if (kind < 1 || kind > 9) return Error::plain("no method handle kind " + std::to_string(kind));
+  CpEntry e;
+  e.tag = CpTag::kMethodHandle;
+  e.a = kind;
+  e.b = reference;
+  return add(e);
+}
+
+Result<uint16_t> ConstantPool::add_invoke_dynamic(uint16_t bootstrap, std::string_view name,
+                                                  std::string_view descriptor) {
+  auto nat = add_name_and_type(name, descriptor);
+  if (!nat) return nat.error();
+  CpEntry e;
+  e.tag = CpTag::kInvokeDynamic;
+  e.a = bootstrap;
+  e.b = *nat;
+  return add(e);
+}
+
 }  // namespace duplex

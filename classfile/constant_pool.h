@@ -127,6 +127,12 @@ class ConstantPool {
                                  std::string_view desc);
   Result<uint16_t> add_interface_methodref(std::string_view owner, std::string_view name,
                                            std::string_view desc);
+  // MethodHandle: `kind` is the reference kind (JVMS 4.4.8, 1..9), `reference` the pool index
+  // of the Fieldref, Methodref or InterfaceMethodref it names.
+  Result<uint16_t> add_method_handle(uint8_t kind, uint16_t reference);
+  // InvokeDynamic: `bootstrap` indexes the class's BootstrapMethods (classfile/bootstrap_table.h).
+  Result<uint16_t> add_invoke_dynamic(uint16_t bootstrap, std::string_view name,
+                                      std::string_view descriptor);
   // Adds an arbitrary entry (de-duplicated), for callers that build references themselves.
   Result<uint16_t> add(const CpEntry& entry);
 

@@ -8,6 +8,7 @@
 #include "rewriter/method_rewriter.h"
 #include "rewriter/rewriter.h"
 #include "rewriter/runtime_api.h"
+#include "rewriter/sampled_calls.h"
 #include "rewriter/site_registration.h"
 
 namespace duplex {
@@ -147,9 +148,16 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
   ClassCounters counters = ClassCounters::for_class(cf, options.runtime_class);
+  std::optional<SampledCalls> sampled_calls;
+  if (options.small_methods_via_callers && options.outline) {
+    auto calls = SampledCalls::for_class(cf, options.runtime_class);
+    if (!calls) return calls.error().in(result.class_name);
+    sampled_calls.emplace(std::move(calls.value()));
+  }
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
-    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters);
+    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters,
+                                           sampled_calls ? &*sampled_calls : nullptr);
     // One malformed method and the JVM refuses the class (at definition or verification):
     // it is left exactly as it is, so that it fails just as it would without duplex.
     if (outcome.malformed) return std::move(*outcome.malformed);
@@ -178,6 +186,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
   }
   if (auto s = counters.install(cf); !s) return s.error().in(result.class_name);
+  if (sampled_calls) {
+    if (auto s = sampled_calls->install(cf); !s) return s.error().in(result.class_name);
+  }
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {

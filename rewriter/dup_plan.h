@@ -11,6 +11,8 @@
 
 namespace duplex {
 
+class SampledCalls;
+
 struct DupPlan {
   std::vector<uint8_t> kept;  // by block: has a copy in the duplicated code
   bool entry_check = false;
@@ -23,6 +25,9 @@ struct DupPlan {
   // runtime's `sampling` flag, which the duplicated code of a sampled caller sets around its
   // calls, instead of decrementing the counter (see rewriter/check_emitter.h).
   bool flag_checks = false;
+  // Set: the duplicated code's calls go through sampled-call sites (rewriter/sampled_calls.h),
+  // so that the small methods they reach run their sampled twins.
+  SampledCalls* sampled_calls = nullptr;
 };
 
 // True for a method that code outside the rewritten classes probably calls (the JVM, the JDK's

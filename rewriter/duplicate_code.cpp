@@ -12,6 +12,7 @@
 #include "rewriter/check_emitter.h"
 #include "rewriter/hand_back.h"
 #include "rewriter/outline_layout.h"
+#include "rewriter/sampled_calls.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/transforms.h"
 #include "rewriter/value_insns.h"
@@ -639,6 +640,11 @@ class Duplicator {
       if (!is_invoke(copy.opcode)) {
         out_.insns.push_back(copy);
         continue;
+      }
+      if (plan_.sampled_calls && with_events_) {
+        auto sampled = plan_.sampled_calls->redirect(pool_, copy);
+        if (!sampled) return sampled.error();
+        copy = *sampled;
       }
       // The callee (and what it calls back) is part of this sample until it counts checks.
       check_.emit_set_sampling(out_, true);

@@ -10,6 +10,7 @@
 #include "rewriter/dup_plan.h"
 #include "rewriter/method_policy.h"
 #include "rewriter/outline_layout.h"
+#include "rewriter/sampled_calls.h"
 #include "rewriter/sites.h"
 #include "rewriter/transforms.h"
 
@@ -49,12 +50,14 @@ class LineLookup {
 class MethodRewriter {
  public:
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
-                 std::set<std::string>& twin_names, ClassCounters* counters)
+                 std::set<std::string>& twin_names, ClassCounters* counters,
+                 SampledCalls* sampled_calls)
       : cf_(cf),
         method_(method),
         options_(options),
         twin_names_(twin_names),
         counters_(counters),
+        sampled_calls_(sampled_calls),
         ctx_(MethodContext::of(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
@@ -90,6 +93,9 @@ class MethodRewriter {
     Cfg cfg = build_cfg(ir_);
     flag_checks_ = wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
                                      options_.flag_check_max_bytes);
+    via_callers_ = flag_checks_ && sampled_calls_ && sampled_calls_->active();
+    if (via_callers_ && options_.mode == Mode::kChecksOnly)
+      return unchanged("small and loop-free: sampled through its callers, with no check");
     PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_, flag_checks_};
     PolicyChoice choice = candidate_transforms(input);
     outcome_.report.reason = choice.rationale;
@@ -135,11 +141,19 @@ class MethodRewriter {
 
   Result<TransformedCode> build(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
                                 Transform t, std::string& why_not) {
+    if (via_callers_ && (t == Transform::kFull || t == Transform::kPartial)) {
+      auto twin = build_sampled_twin(view, cfg, sites);
+      if (twin) return twin;
+      // Flag checks instead: the method is then sampled when a sampled caller calls it.
+      via_callers_ = false;
+      outline_note_ = "not sampled through callers: " + twin.error().message();
+    }
     switch (t) {
       case Transform::kFull:
       case Transform::kChecksOnly: {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
         plan.flag_checks = flag_checks_;
+        plan.sampled_calls = redirected_calls();
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, t == Transform::kFull);
@@ -148,6 +162,7 @@ class MethodRewriter {
         DupPlan plan =
             plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
         plan.flag_checks = flag_checks_;
+        plan.sampled_calls = redirected_calls();
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, true);
       }
@@ -159,6 +174,40 @@ class MethodRewriter {
         break;
     }
     return Error::plain("no transform");
+  }
+
+  SampledCalls* redirected_calls() const {
+    return sampled_calls_ && sampled_calls_->active() ? sampled_calls_ : nullptr;
+  }
+
+  // A small loop-free method sampled through its callers: its code stays as it is, and its
+  // twin `<name>$sampled` holds the whole instrumented copy (Full-Duplication's, whatever the
+  // mode: a loop-free copy has no back edge to return through). The twin must have exactly
+  // the signature the runtime looks for (rewriter/sampled_calls.h).
+  Result<TransformedCode> build_sampled_twin(const MethodView& view, const Cfg& cfg,
+                                             const MethodSites& sites) {
+    DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
+    plan.flag_checks = true;  // a twin that only runs when called: it decides nothing
+    plan.sampled_calls = redirected_calls();
+    auto layout = plan_outline(view, cfg, plan, cf_.pool, twin_names_, kSampledTwinSuffix);
+    if (!layout) return layout.error();
+    std::string expected = sampled_twin_descriptor(
+        ctx_.class_name, ctx_.descriptor, (ctx_.access_flags & access::kStatic) != 0);
+    if (layout->twin_name != ctx_.method_name + kSampledTwinSuffix ||
+        layout->twin_descriptor != expected) {
+      return Error::plain("its twin would be " + layout->twin_name + layout->twin_descriptor +
+                          ", not the " + ctx_.method_name + kSampledTwinSuffix + expected +
+                          " the runtime looks for");
+    }
+    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, /*with_events=*/true,
+                               options_.count_edges, Outline{&*layout, OutlineSide::kTwin, 0, false},
+                               options_.check);
+    if (!twin) return twin.error();
+    TransformedCode code;
+    code.code = ir_;
+    code.keep_method_code = true;
+    code.twin = TwinCode{std::move(twin->code), layout->twin_name, layout->twin_descriptor};
+    return code;
   }
 
   // Outlined when asked and possible (else inline, with the reason in the report).
@@ -330,9 +379,17 @@ class MethodRewriter {
 
   void install(Transform t, Built& built, const std::string& reasons) {
     Attribute* code = cf_.find_attribute(method_.attributes, "Code");
-    code->set_data(std::move(built.assembled.code_attribute));
+    if (built.code.keep_method_code) {
+      outcome_.report.reason = join(outcome_.report.reason,
+                                    "no check: sampled through its callers (twin " +
+                                        built.code.twin->name + ")");
+    } else {
+      code->set_data(std::move(built.assembled.code_attribute));
+    }
     outcome_.report.applied = t;
-    outcome_.report.new_code_size = built.assembled.code_length;
+    outcome_.report.new_code_size = built.code.keep_method_code
+                                        ? outcome_.report.original_code_size
+                                        : built.assembled.code_length;
     outcome_.report.checks = built.code.checks;
     outcome_.report.reason = join(outcome_.report.reason, reasons);
     if (!built.twin) outcome_.report.reason = join(outcome_.report.reason, outline_note_);
@@ -366,18 +423,21 @@ class MethodRewriter {
   const RewriteOptions& options_;
   std::set<std::string>& twin_names_;
   ClassCounters* counters_;
+  SampledCalls* sampled_calls_;
   MethodContext ctx_;
   CodeIR ir_;
   MethodOutcome outcome_;
   std::string outline_note_;  // why the chosen transform was not outlined, if asked
-  bool flag_checks_ = false;  // the checks of Full and Partial are flag checks (dup_plan.h)
+  bool flag_checks_ = false;
+  bool via_callers_ = false;  // sampled through its callers (build_sampled_twin)  // the checks of Full and Partial are flag checks (dup_plan.h)
 };
 
 }  // namespace
 
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
-                             std::set<std::string>& twin_names, ClassCounters* counters) {
-  return MethodRewriter(cf, method, options, twin_names, counters).run();
+                             std::set<std::string>& twin_names, ClassCounters* counters,
+                             SampledCalls* sampled_calls) {
+  return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls).run();
 }
 
 }  // namespace duplex

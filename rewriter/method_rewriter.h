@@ -13,6 +13,7 @@
 namespace duplex {
 
 class ClassCounters;
+class SampledCalls;
 
 // An invoke instruction of a rewritten method: where it is now and where it was.
 struct CallSite {
@@ -44,7 +45,9 @@ struct MethodOutcome {
 // malformed one is also reported in `malformed`.
 // `twin_names` collects the outlined twins' names + descriptors across the class's methods.
 // `counters`: the class's own event counters (rewriter/class_counters.h), or null.
+// `sampled_calls`: the class's sampled-call sites (rewriter/sampled_calls.h), or null.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
-                             std::set<std::string>& twin_names, ClassCounters* counters = nullptr);
+                             std::set<std::string>& twin_names, ClassCounters* counters = nullptr,
+                             SampledCalls* sampled_calls = nullptr);
 
 }  // namespace duplex

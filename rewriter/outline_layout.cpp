@@ -25,8 +25,8 @@ std::optional<VType> type_at(const Frame& f, uint16_t slot) {
 class OutlinePlanner {
  public:
   OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool,
-                 std::set<std::string>& taken)
-      : m_(m), cfg_(cfg), plan_(plan), pool_(pool), taken_(taken) {}
+                 std::set<std::string>& taken, std::string_view suffix)
+      : m_(m), cfg_(cfg), plan_(plan), pool_(pool), taken_(taken), suffix_(suffix) {}
 
   Result<OutlineLayout> run() {
     if (auto s = check_method(); !s) return s.error();
@@ -59,8 +59,9 @@ class OutlinePlanner {
   // already has that name and descriptor.
   Status choose_name() {
     for (int k = 1; k < 1000; ++k) {
-      std::string name =
-          m_.context.method_name + (k == 1 ? "" : "$" + std::to_string(k)) + kTwinSuffix;
+      std::string name = m_.context.method_name;
+      if (k > 1) name.append("$").append(std::to_string(k));
+      name.append(suffix_);
       if (taken_.count(name + layout_.twin_descriptor) || class_has(name)) continue;
       layout_.twin_name = name;
       taken_.insert(name + layout_.twin_descriptor);
@@ -212,7 +213,11 @@ class OutlinePlanner {
         default: {
           auto name = pool_.class_name(p.declared_class);
           if (!name) return Error::plain("bad Class entry in a frame");
-          d += name->front() == '[' ? std::string(*name) : "L" + std::string(*name) + ";";
+          if (name->front() == '[') {
+            d.append(*name);
+          } else {
+            d.append("L").append(*name).append(";");
+          }
         }
       }
     }
@@ -225,6 +230,7 @@ class OutlinePlanner {
   const DupPlan& plan_;
   ConstantPool& pool_;
   std::set<std::string>& taken_;
+  std::string_view suffix_;
   OutlineLayout layout_;
 };
 
@@ -238,8 +244,9 @@ int32_t OutlineLayout::entry_of_block(int32_t block) const {
 }
 
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
-                                   ConstantPool& pool, std::set<std::string>& taken) {
-  return OutlinePlanner(method, cfg, plan, pool, taken).run();
+                                   ConstantPool& pool, std::set<std::string>& taken,
+                                   std::string_view suffix) {
+  return OutlinePlanner(method, cfg, plan, pool, taken, suffix).run();
 }
 
 Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_methodref,

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "classfile/code_ir.h"
@@ -60,8 +61,11 @@ struct OutlineLayout {
 // object, no frame for an entry, too many parameter slots, a name already taken).
 // `taken` holds the name+descriptor of every twin planned in the class so far; the new one
 // is added (overloads get `<name>$2$duplex`, ... when their twins' descriptors collide).
+// `suffix`: kTwinSuffix, or kSampledTwinSuffix for a twin that sampled callers call
+// (rewriter/sampled_calls.h).
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
-                                   ConstantPool& pool, std::set<std::string>& taken);
+                                   ConstantPool& pool, std::set<std::string>& taken,
+                                   std::string_view suffix = kTwinSuffix);
 
 // The checking method's side of entry `e`: load the locals, push the id, call the twin. Its
 // result is then on the stack (see rewriter/hand_back.h for what follows).

@@ -87,6 +87,11 @@ struct RewriteOptions {
   // load-decrement-store in every inlined call chains the loop through memory (and bounces
   // its cache line between threads). 0: every check counts.
   uint32_t flag_check_max_bytes = 35;
+  // Those small methods carry no check at all and are sampled through their callers instead:
+  // they keep their code and gain a `<name>$sampled` twin, which the duplicated code's calls
+  // reach through invokedynamic (rewriter/sampled_calls.h). Needs the outlined layout and
+  // class files of version 51 or later; other methods keep flag checks.
+  bool small_methods_via_callers = false;
 };
 
 struct MethodReport {

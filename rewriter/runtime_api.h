@@ -26,6 +26,12 @@ inline constexpr const char* kCheckEntry = "checkEntry";
 // sets it around its calls.
 inline constexpr const char* kSampling = "sampling";
 inline constexpr const char* kSamplingDesc = "Z";
+// The bootstrap of a sampled call (rewriter/sampled_calls.h): duplicated code's calls link to
+// the callee's `<name>$sampled` twin when the method the call selects has one.
+inline constexpr const char* kSampledCall = "sampledCall";
+inline constexpr const char* kSampledCallDesc =
+    "(Ljava/lang/invoke/MethodHandles$Lookup;Ljava/lang/String;Ljava/lang/invoke/MethodType;"
+    "Ljava/lang/invoke/MethodHandle;)Ljava/lang/invoke/CallSite;";
 inline constexpr const char* kCallEdge = "callEdge";
 // Caller-side call edges (the `call-edge` instrumentation): before an invoke, with the site key
 // (docs/design/runtime-contract.md); the virtual forms also take the receiver.

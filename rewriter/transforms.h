@@ -24,6 +24,9 @@ struct TransformedCode {
   CodeIR code;
   uint32_t checks = 0;  // checks placed
   std::optional<TwinCode> twin;
+  // The method keeps its Code attribute as it was (`code` is the original, for the call-site
+  // table): only the twin is new (a method sampled through its callers).
+  bool keep_method_code = false;
 };
 
 struct OutlineLayout;

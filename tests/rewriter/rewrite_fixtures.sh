@@ -8,7 +8,7 @@
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--small-methods,callers partial,--small-methods,callers auto,--small-methods,callers full,--check,local,--small-methods,callers}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
@@ -91,4 +91,22 @@ PY
     esac
   done
 fi
+
+# Sampled through callers (no check in small loop-free methods; a sampled caller's
+# invokedynamic reaches their twins): at interval 1 every call the Dispatch fixture makes comes
+# from sampled code, so every key of its classes must count exactly what Exhaustive counts;
+# a call site that selected another method than the plain call would show here.
+for mode in $modes; do
+  case $mode in *,--small-methods,callers) ;; *) continue ;; esac
+  [ -f "$tmp/exhaustive-1.xml" ] || continue
+  counts "$tmp/exhaustive-1.xml" | grep 'fixtures/Dispatch' >"$tmp/dispatch.exhaustive"
+  counts "$tmp/$mode-1.xml" | grep 'fixtures/Dispatch' >"$tmp/dispatch.callers"
+  if [ -s "$tmp/dispatch.exhaustive" ] &&
+    diff -u "$tmp/dispatch.exhaustive" "$tmp/dispatch.callers" >"$tmp/diff.txt"; then
+    echo "ok $mode: Dispatch's interval-1 profile equals the exhaustive one ($(wc -l <"$tmp/dispatch.callers") keys)"
+  else
+    echo "FAIL $mode: Dispatch's interval-1 profile differs from the exhaustive one"
+    head -20 "$tmp/diff.txt"; failed=1
+  fi
+done
 exit $failed

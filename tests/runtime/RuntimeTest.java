@@ -70,6 +70,13 @@ public final class RuntimeTest {
       test("call edge: outlined callers and callees", Outlined::check);
       test("call edge: hidden frames are skipped", RuntimeTest::callEdgeHiddenFrames);
       test("call edge: concurrent counting is exact", RuntimeTest::callEdgeConcurrent);
+      test("sampled calls: static, widened parameters", SampledCalls::statics);
+      test("sampled calls: twins of the wrong type are ignored", SampledCalls::wrongTwins);
+      test("sampled calls: virtual dispatch per receiver class", SampledCalls::virtuals);
+      test("sampled calls: interface and default methods", SampledCalls::interfaces);
+      test("sampled calls: bridge methods", SampledCalls::bridges);
+      test("sampled calls: private and special calls", SampledCalls::privates);
+      test("sampled calls: other handles link as they are", SampledCalls::notCalls);
       test("child: striped counters",
           () -> child("striped", "-Dduplex.counter=striped", "-Dduplex.interval=10"));
       test("child: global counter",

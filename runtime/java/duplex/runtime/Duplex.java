@@ -1,5 +1,11 @@
 package duplex.runtime;
 
+import java.lang.invoke.CallSite;
+import java.lang.invoke.ConstantCallSite;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+
 /**
  * The runtime that classes rewritten by duplex call (Arnold &amp; Ryder's instrumentation
  * sampling).
@@ -374,6 +380,25 @@ public final class Duplex {
   /** No-Duplication's fused form of {@link #callSiteVirtual}. */
   public static void sampledCallSiteVirtual(Object receiver, String siteKey) {
     if (check()) callSiteVirtual(receiver, siteKey);
+  }
+
+  /**
+   * Bootstrap method of the invokedynamic that replaces a call in sampled code (the call is
+   * {@code callee}, a direct handle of kind REF_invokeVirtual, REF_invokeInterface,
+   * REF_invokeStatic or REF_invokeSpecial; {@code type} is its stack shape, the receiver first).
+   * The site does what the call does, except that when the method the call selects has a
+   * caller-sampled twin ({@code <name>$sampled}), the twin runs instead: see {@link SampledCalls}.
+   * Never throws: when anything fails the site is the plain call.
+   */
+  public static CallSite sampledCall(MethodHandles.Lookup caller, String name, MethodType type,
+      MethodHandle callee) {
+    try {
+      return new ConstantCallSite(SampledCalls.target(caller, type, callee));
+    } catch (Throwable t) {
+      // The plain call is always correct: the callee is only not sampled through this site.
+      Log.debug("sampled call " + name + type + ": plain call (" + t + ")");
+      return new ConstantCallSite(callee.asType(type));
+    }
   }
 
   /**

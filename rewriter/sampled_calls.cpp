@@ -1,0 +1,136 @@
+#include "rewriter/sampled_calls.h"
+
+#include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
+
+namespace duplex {
+
+namespace {
+
+// JVMS 4.4.8 reference kinds.
+constexpr uint8_t kRefInvokeVirtual = 5;
+constexpr uint8_t kRefInvokeStatic = 6;
+constexpr uint8_t kRefInvokeSpecial = 7;
+constexpr uint8_t kRefInvokeInterface = 9;
+
+// Classes no rewrite of an application touches: their methods have no sampled twins, and a
+// call through a method handle would only cost the sample time (and signature-polymorphic
+// methods such as MethodHandle.invoke cannot be called that way at all).
+constexpr std::string_view kNeverTwinned[] = {"java/", "javax/",    "jdk/",
+                                              "sun/",  "com/sun/", "duplex/runtime/"};
+
+uint8_t reference_kind(uint16_t opcode) {
+  switch (opcode) {
+    case op::kInvokevirtual:
+      return kRefInvokeVirtual;
+    case op::kInvokestatic:
+      return kRefInvokeStatic;
+    case op::kInvokespecial:
+      return kRefInvokeSpecial;
+    case op::kInvokeinterface:
+      return kRefInvokeInterface;
+    default:
+      return 0;
+  }
+}
+
+}  // namespace
+
+std::string sampled_twin_descriptor(std::string_view class_name, std::string_view descriptor,
+                                    bool is_static) {
+  std::string out = "(";
+  if (!is_static) out.append("L").append(class_name).append(";");
+  size_t close = descriptor.find(')');
+  if (close == std::string_view::npos) return {};
+  for (size_t i = 1; i < close; ++i) {
+    char c = descriptor[i];
+    if (c == 'Z' || c == 'B' || c == 'S' || c == 'C') {
+      out += 'I';
+      continue;
+    }
+    size_t end = i;
+    while (end < close && descriptor[end] == '[') ++end;
+    if (end < close && descriptor[end] == 'L') end = descriptor.find(';', end);
+    if (end == std::string_view::npos || end >= close) return {};
+    out.append(descriptor.substr(i, end - i + 1));
+    i = end;
+  }
+  out.append("I)").append(descriptor.substr(close + 1));
+  return out;
+}
+
+Result<SampledCalls> SampledCalls::for_class(const ClassFile& cf, std::string_view runtime_class) {
+  SampledCalls calls;
+  calls.class_name_ = std::string(cf.name());
+  calls.runtime_class_ = std::string(runtime_class);
+  calls.major_version_ = cf.major_version;
+  calls.active_ = cf.major_version >= 51;
+  if (!calls.active_) return calls;
+  auto table = BootstrapTable::read(cf);
+  if (!table) return table.error();
+  calls.table_ = std::move(table.value());
+  return calls;
+}
+
+bool SampledCalls::eligible(const Insn& insn, std::string_view owner, std::string_view name,
+                            bool interface_ref) const {
+  if (name.empty() || name[0] == '<' || owner.empty() || owner[0] == '[') return false;
+  for (std::string_view prefix : kNeverTwinned) {
+    if (owner.substr(0, prefix.size()) == prefix) return false;
+  }
+  if (owner == runtime_class_) return false;
+  // invokespecial names a private method of this class, or a superclass's method (a super
+  // call, never sampled through: its twin would be the superclass's own).
+  if (insn.opcode == op::kInvokespecial && owner != class_name_) return false;
+  // Method handles to interface methods by invokestatic or invokespecial: version 52.
+  bool direct = insn.opcode == op::kInvokestatic || insn.opcode == op::kInvokespecial;
+  if (interface_ref && direct && major_version_ < 52) return false;
+  return true;
+}
+
+Result<uint16_t> SampledCalls::bootstrap_handle(ConstantPool& pool) {
+  if (bootstrap_handle_) return bootstrap_handle_;
+  auto ref = pool.add_methodref(runtime_class_, runtime_api::kSampledCall,
+                                runtime_api::kSampledCallDesc);
+  if (!ref) return ref.error();
+  auto handle = pool.add_method_handle(kRefInvokeStatic, *ref);
+  if (!handle) return handle.error();
+  bootstrap_handle_ = *handle;
+  return bootstrap_handle_;
+}
+
+Result<Insn> SampledCalls::redirect(ConstantPool& pool, const Insn& insn) {
+  uint8_t kind = reference_kind(insn.opcode);
+  if (!active_ || !kind) return insn;
+  auto key = std::make_pair(insn.opcode, insn.a);
+  if (auto it = done_.find(key); it != done_.end()) {
+    Insn indy = Insn::make(op::kInvokedynamic, it->second);
+    indy.original_offset = insn.original_offset;
+    return indy;
+  }
+  const auto callee_ref = static_cast<uint16_t>(insn.a);
+  auto member = pool.member_ref(callee_ref);
+  if (!member) return Error::plain("an invoke names no method reference");
+  bool interface_ref = pool.tag(callee_ref) == CpTag::kInterfaceMethodref;
+  if (!eligible(insn, member->owner, member->name, interface_ref)) return insn;
+  std::string name(member->name);
+  std::string type(member->descriptor);
+  if (insn.opcode != op::kInvokestatic)
+    type = "(L" + std::string(member->owner) + ";" + type.substr(1);
+  auto bootstrap = bootstrap_handle(pool);
+  if (!bootstrap) return bootstrap.error();
+  auto callee = pool.add_method_handle(kind, callee_ref);
+  if (!callee) return callee.error();
+  auto entry = table_.add(BootstrapMethod{*bootstrap, {*callee}});
+  if (!entry) return entry.error();
+  auto indy_ref = pool.add_invoke_dynamic(*entry, name, type);
+  if (!indy_ref) return indy_ref.error();
+  done_.emplace(key, *indy_ref);
+  Insn indy = Insn::make(op::kInvokedynamic, *indy_ref);
+  indy.original_offset = insn.original_offset;
+  return indy;
+}
+
+Status SampledCalls::install(ClassFile& cf) const { return table_.write(cf); }
+
+}  // namespace duplex
