@@ -9,7 +9,8 @@ normalised output with the original program's. Prints a table; exits 1 if anythi
   check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size small|large]
                     [MODES...]
 
-MODES default to full partial nodup exhaustive checks auto. --quick: the first two programs of
+MODES default to full partial nodup exhaustive checks auto; a MODE may carry `duplex instrument`
+options after commas (full,--small-methods,callers). --quick: the first two programs of
 QUICK_PROGRAMS and the first two modes given (default full nodup). SKIPs from the verifier
 (classes whose optional dependencies are not installed) are reported, never failures.
 """
@@ -63,9 +64,11 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
     benchlib.log("%s: original run ok (wall %.1f s, cpu %.1f s)" % (name, ref.wall, ref.cpu))
     for mode in modes:
         row = dict(program=name, mode=mode, ok=True, notes=[])
-        dest = benchlib.cache_dir() / "instrumented" / name / ("%s-both" % mode)
+        # MODE[,OPTION...]: extra `duplex instrument` options, e.g. full,--small-methods,callers
+        base, *options = mode.split(",")
+        dest = benchlib.cache_dir() / "instrumented" / name / ("%s-both" % mode.replace(",", " "))
         try:
-            inst = [benchlib.instrument(j, dest, mode, PROFILE) for j in w.app_jars]
+            inst = [benchlib.instrument(j, dest, base, PROFILE, options) for j in w.app_jars]
         except RuntimeError as e:
             row.update(ok=False, rewritten="ERR", verify="-", runs="-")
             row["notes"].append(str(e).splitlines()[0])
@@ -88,10 +91,10 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
         if v_fail:
             row["ok"] = False
         # Exhaustive instrumentation never samples, so one run covers it.
-        its = intervals if mode != "exhaustive" else [intervals[0]]
+        its = intervals if base != "exhaustive" else [intervals[0]]
         results = []
         for it in its:
-            r = benchlib.run(w, extra, jars, benchlib.runtime_opts(it, mode=mode), size=size)
+            r = benchlib.run(w, extra, jars, benchlib.runtime_opts(it, mode=base), size=size)
             same = r.ok and r.output == ref.output
             verdict = "ok" if same else ("DIFF" if r.ok else "EXIT%d" % r.status)
             results.append("i%d:%s" % (it, verdict))
@@ -118,7 +121,7 @@ def main() -> int:
     ap.add_argument("modes", nargs="*")
     a = ap.parse_args()
     for m in a.modes:
-        if m not in ALL_MODES:
+        if m.split(",")[0] not in ALL_MODES:
             ap.error("unknown mode %r (modes: %s)" % (m, " ".join(ALL_MODES)))
     modes = a.modes or (["full", "nodup"] if a.quick else ALL_MODES)
     if a.quick:

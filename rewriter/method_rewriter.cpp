@@ -93,7 +93,9 @@ class MethodRewriter {
     Cfg cfg = build_cfg(ir_);
     flag_checks_ = wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
                                      options_.flag_check_max_bytes);
-    via_callers_ = flag_checks_ && sampled_calls_ && sampled_calls_->active();
+    // A synchronized method's lock is taken by the call to it, which its twin would skip.
+    via_callers_ = flag_checks_ && sampled_calls_ && sampled_calls_->active() &&
+                   !(ctx_.access_flags & access::kSynchronized);
     if (via_callers_ && options_.mode == Mode::kChecksOnly)
       return unchanged("small and loop-free: sampled through its callers, with no check");
     PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_, flag_checks_};
@@ -193,6 +195,8 @@ class MethodRewriter {
     if (!layout) return layout.error();
     std::string expected = sampled_twin_descriptor(
         ctx_.class_name, ctx_.descriptor, (ctx_.access_flags & access::kStatic) != 0);
+    if (auto twin_of_other = overload_with_twin_descriptor(expected))
+      return Error::plain("its twin's descriptor would also fit " + *twin_of_other);
     if (layout->twin_name != ctx_.method_name + kSampledTwinSuffix ||
         layout->twin_descriptor != expected) {
       return Error::plain("its twin would be " + layout->twin_name + layout->twin_descriptor +
@@ -208,6 +212,19 @@ class MethodRewriter {
     code.keep_method_code = true;
     code.twin = TwinCode{std::move(twin->code), layout->twin_name, layout->twin_descriptor};
     return code;
+  }
+
+  // The runtime finds a twin by the called method's name and widened descriptor, so two
+  // overloads that widen alike (f(Z) and f(I)) would share one: the other's name+descriptor.
+  std::optional<std::string> overload_with_twin_descriptor(const std::string& expected) const {
+    for (const Member& other : cf_.methods) {
+      if (&other == &method_ || cf_.pool.utf8(other.name_index) != ctx_.method_name) continue;
+      std::string_view desc = cf_.pool.utf8(other.descriptor_index).value_or("");
+      bool is_static = (other.access_flags & access::kStatic) != 0;
+      if (sampled_twin_descriptor(ctx_.class_name, desc, is_static) == expected)
+        return ctx_.method_name + std::string(desc);
+    }
+    return std::nullopt;
   }
 
   // Outlined when asked and possible (else inline, with the reason in the report).
