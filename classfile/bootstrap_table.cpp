@@ -12,11 +12,24 @@ constexpr const char* kAttributeName = "BootstrapMethods";
 
 Result<BootstrapTable> BootstrapTable::read(const ClassFile& cf) {
   BootstrapTable table;
-  const Attribute* attr = cf.find_attribute(cf.attributes, kAttributeName);
-  if (!attr) return table;
-  auto methods = decode_bootstrap_methods(attr->data);
-  if (!methods) return methods.error();
-  table.methods_ = std::move(methods.value());
+  if (const Attribute* attr = cf.find_attribute(cf.attributes, kAttributeName)) {
+    auto methods = decode_bootstrap_methods(attr->data);
+    if (!methods) return methods.error();
+    table.methods_ = std::move(methods.value());
+  }
+  // A constant that names a bootstrap method past the end of the table makes the JVM refuse
+  // the class; a table grown past that index would make it load. Such a class must stay as
+  // it is, so it is refused here.
+  for (uint32_t i = 1; i < cf.pool.count(); ++i) {
+    CpTag tag = cf.pool.tag(i);
+    if (tag != CpTag::kInvokeDynamic && tag != CpTag::kDynamic) continue;
+    auto ref = cf.pool.dynamic_ref(i);
+    if (!ref || ref->bootstrap_index >= table.methods_.size()) {
+      return Error::plain("constant #" + std::to_string(i) + " names bootstrap method " +
+                          (ref ? std::to_string(ref->bootstrap_index) : std::string("?")) +
+                          ", but the class has " + std::to_string(table.methods_.size()));
+    }
+  }
   return table;
 }
 

@@ -108,10 +108,10 @@ Status ClassCounters::install(ClassFile& cf) const {
   if (!usable_ || keys_.empty()) return Ok{};
   ConstantPool& pool = cf.pool;
   auto field = pool.add_fieldref(class_name_, kCountsField, kCountsDesc);
-  auto create = pool.add_methodref(runtime_class_, runtime_api::kCounters,
-                                   runtime_api::kCountersDesc);
-  auto concat = pool.add_methodref("java/lang/String", "concat",
-                                   "(Ljava/lang/String;)Ljava/lang/String;");
+  auto create =
+      pool.add_methodref(runtime_class_, runtime_api::kCounters, runtime_api::kCountersDesc);
+  auto concat =
+      pool.add_methodref("java/lang/String", "concat", "(Ljava/lang/String;)Ljava/lang/String;");
   auto array_class = pool.add_class(kCountsClass);
   for (const auto* r : {&field, &create, &concat, &array_class}) {
     if (!*r) return r->error();

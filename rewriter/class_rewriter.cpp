@@ -149,7 +149,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   std::set<std::string> twin_names;
   ClassCounters counters = ClassCounters::for_class(cf, options.runtime_class);
   std::optional<SampledCalls> sampled_calls;
-  if (options.small_methods_via_callers && options.outline) {
+  if (options.caller_sampled_max_bytes > 0 && options.outline) {
     auto calls = SampledCalls::for_class(cf, options.runtime_class);
     if (!calls) return calls.error().in(result.class_name);
     sampled_calls.emplace(std::move(calls.value()));

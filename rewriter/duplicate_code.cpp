@@ -12,8 +12,8 @@
 #include "rewriter/check_emitter.h"
 #include "rewriter/hand_back.h"
 #include "rewriter/outline_layout.h"
-#include "rewriter/sampled_calls.h"
 #include "rewriter/runtime_api.h"
+#include "rewriter/sampled_calls.h"
 #include "rewriter/transforms.h"
 #include "rewriter/value_insns.h"
 

@@ -91,11 +91,14 @@ class MethodRewriter {
         options_.mode == Mode::kChecksOnly && options_.instrumentations.empty();
     if (!sites.has_any() && !checks_only_everything) return unchanged("no instrumentation sites");
     Cfg cfg = build_cfg(ir_);
-    flag_checks_ = wants_flag_checks(ctx_, cfg, outcome_.report.original_code_size,
-                                     options_.flag_check_max_bytes);
+    const uint32_t size = outcome_.report.original_code_size;
     // A synchronized method's lock is taken by the call to it, which its twin would skip.
-    via_callers_ = flag_checks_ && sampled_calls_ && sampled_calls_->active() &&
-                   !(ctx_.access_flags & access::kSynchronized);
+    via_callers_ = sampled_calls_ && sampled_calls_->active() &&
+                   !(ctx_.access_flags & access::kSynchronized) &&
+                   wants_flag_checks(ctx_, cfg, size, options_.caller_sampled_max_bytes);
+    // Flag checks where a method is not sampled through its callers after all (see build).
+    flag_checks_ =
+        via_callers_ || wants_flag_checks(ctx_, cfg, size, options_.flag_check_max_bytes);
     if (via_callers_ && options_.mode == Mode::kChecksOnly)
       return unchanged("small and loop-free: sampled through its callers, with no check");
     PolicyInput input{ir_, cfg, sites, outcome_.report.original_code_size, options_, flag_checks_};
@@ -193,8 +196,8 @@ class MethodRewriter {
     plan.sampled_calls = redirected_calls();
     auto layout = plan_outline(view, cfg, plan, cf_.pool, twin_names_, kSampledTwinSuffix);
     if (!layout) return layout.error();
-    std::string expected = sampled_twin_descriptor(
-        ctx_.class_name, ctx_.descriptor, (ctx_.access_flags & access::kStatic) != 0);
+    std::string expected = sampled_twin_descriptor(ctx_.class_name, ctx_.descriptor,
+                                                   (ctx_.access_flags & access::kStatic) != 0);
     if (auto twin_of_other = overload_with_twin_descriptor(expected))
       return Error::plain("its twin's descriptor would also fit " + *twin_of_other);
     if (layout->twin_name != ctx_.method_name + kSampledTwinSuffix ||
@@ -203,9 +206,9 @@ class MethodRewriter {
                           ", not the " + ctx_.method_name + kSampledTwinSuffix + expected +
                           " the runtime looks for");
     }
-    auto twin = duplicate_code(view, cfg, sites, plan, cf_.pool, /*with_events=*/true,
-                               options_.count_edges, Outline{&*layout, OutlineSide::kTwin, 0, false},
-                               options_.check);
+    auto twin =
+        duplicate_code(view, cfg, sites, plan, cf_.pool, /*with_events=*/true, options_.count_edges,
+                       Outline{&*layout, OutlineSide::kTwin, 0, false}, options_.check);
     if (!twin) return twin.error();
     TransformedCode code;
     code.code = ir_;
@@ -397,16 +400,15 @@ class MethodRewriter {
   void install(Transform t, Built& built, const std::string& reasons) {
     Attribute* code = cf_.find_attribute(method_.attributes, "Code");
     if (built.code.keep_method_code) {
-      outcome_.report.reason = join(outcome_.report.reason,
-                                    "no check: sampled through its callers (twin " +
-                                        built.code.twin->name + ")");
+      outcome_.report.reason =
+          join(outcome_.report.reason,
+               "no check: sampled through its callers (twin " + built.code.twin->name + ")");
     } else {
       code->set_data(std::move(built.assembled.code_attribute));
     }
     outcome_.report.applied = t;
-    outcome_.report.new_code_size = built.code.keep_method_code
-                                        ? outcome_.report.original_code_size
-                                        : built.assembled.code_length;
+    outcome_.report.new_code_size = built.code.keep_method_code ? outcome_.report.original_code_size
+                                                                : built.assembled.code_length;
     outcome_.report.checks = built.code.checks;
     outcome_.report.reason = join(outcome_.report.reason, reasons);
     if (!built.twin) outcome_.report.reason = join(outcome_.report.reason, outline_note_);
@@ -446,7 +448,8 @@ class MethodRewriter {
   MethodOutcome outcome_;
   std::string outline_note_;  // why the chosen transform was not outlined, if asked
   bool flag_checks_ = false;
-  bool via_callers_ = false;  // sampled through its callers (build_sampled_twin)  // the checks of Full and Partial are flag checks (dup_plan.h)
+  bool via_callers_ = false;  // sampled through its callers (build_sampled_twin)  // the checks of
+                              // Full and Partial are flag checks (dup_plan.h)
 };
 
 }  // namespace

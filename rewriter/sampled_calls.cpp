@@ -16,7 +16,7 @@ constexpr uint8_t kRefInvokeInterface = 9;
 // Classes no rewrite of an application touches: their methods have no sampled twins, and a
 // call through a method handle would only cost the sample time (and signature-polymorphic
 // methods such as MethodHandle.invoke cannot be called that way at all).
-constexpr std::string_view kNeverTwinned[] = {"java/", "javax/",    "jdk/",
+constexpr std::string_view kNeverTwinned[] = {"java/", "javax/",   "jdk/",
                                               "sun/",  "com/sun/", "duplex/runtime/"};
 
 uint8_t reference_kind(uint16_t opcode) {
@@ -90,8 +90,8 @@ bool SampledCalls::eligible(const Insn& insn, std::string_view owner, std::strin
 
 Result<uint16_t> SampledCalls::bootstrap_handle(ConstantPool& pool) {
   if (bootstrap_handle_) return bootstrap_handle_;
-  auto ref = pool.add_methodref(runtime_class_, runtime_api::kSampledCall,
-                                runtime_api::kSampledCallDesc);
+  auto ref =
+      pool.add_methodref(runtime_class_, runtime_api::kSampledCall, runtime_api::kSampledCallDesc);
   if (!ref) return ref.error();
   auto handle = pool.add_method_handle(kRefInvokeStatic, *ref);
   if (!handle) return handle.error();
@@ -131,6 +131,8 @@ Result<Insn> SampledCalls::redirect(ConstantPool& pool, const Insn& insn) {
   return indy;
 }
 
-Status SampledCalls::install(ClassFile& cf) const { return table_.write(cf); }
+Status SampledCalls::install(ClassFile& cf) const {
+  return table_.write(cf);
+}
 
 }  // namespace duplex

@@ -1,6 +1,6 @@
 // Sampled calls: how a sample reaches small methods that carry no check of their own.
 //
-// A small loop-free method (RewriteOptions::small_methods_via_callers) keeps its code exactly as
+// A small loop-free method (RewriteOptions::caller_sampled_max_bytes) keeps its code exactly as
 // it was, with no check, and gains a twin `private static synthetic <name>$sampled` holding its
 // instrumented copy. It is sampled when a sampled caller calls it: in duplicated code, each
 // call to a method outside the JDK becomes an `invokedynamic` that the runtime links

@@ -39,10 +39,12 @@ const char* const kInstrumentHelp =
     "  --flag-check-bytes N  loop-free methods of at most N bytes check the `sampling`\n"
     "                        flag a sampled caller sets instead of counting; 0: off;\n"
     "                        default 35 (HotSpot's MaxInlineSize)\n"
-    "  --small-methods S     how those small methods are sampled: flag (the flag check\n"
-    "                        above) or callers (no check at all: a sampled caller calls\n"
-    "                        their sampled twin through invokedynamic; class files of\n"
-    "                        version 51 or later, outline layout); default flag\n"
+    "  --caller-sampled-bytes N\n"
+    "                        loop-free methods of at most N bytes carry no check at all:\n"
+    "                        they are sampled when a sampled caller calls them (its\n"
+    "                        invokedynamic runs their `NAME$sampled` twin); outline layout,\n"
+    "                        class files of version 51 or later (older ones get the flag\n"
+    "                        checks above); 0: off; default 325 (HotSpot's FreqInlineSize)\n"
     "  --jobs N              threads that rewrite and compress the classes of a jar\n"
     "                        (default: one per hardware thread); the output is the same\n"
     "                        for every N\n"
@@ -117,11 +119,12 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       auto n = parse_number(v, 0, 65535);
       if (!n) return "option --flag-check-bytes needs a byte count (0 to 65535), not '" + v + "'";
       options.rewrite.flag_check_max_bytes = static_cast<uint32_t>(*n);
-    } else if (arg == "--small-methods") {
-      if (!value(v)) return "option --small-methods needs a value";
-      if (v != "flag" && v != "callers")
-        return "unknown --small-methods '" + v + "' (expected flag or callers)";
-      options.rewrite.small_methods_via_callers = v == "callers";
+    } else if (arg == "--caller-sampled-bytes") {
+      if (!value(v)) return "option --caller-sampled-bytes needs a value";
+      auto n = parse_number(v, 0, 65535);
+      if (!n)
+        return "option --caller-sampled-bytes needs a byte count (0 to 65535), not '" + v + "'";
+      options.rewrite.caller_sampled_max_bytes = static_cast<uint32_t>(*n);
     } else if (arg == "--jobs" || arg == "-j") {
       if (!value(v)) return "option --jobs needs a value";
       auto n = parse_number(v, 1, 1024);

@@ -46,7 +46,7 @@ RewriteOptions callers_options(Mode mode) {
   o.mode = mode;
   for (const char* p : {"call-edge", "field-access"})
     o.instrumentations.push_back(make_builtin_instrumentation(p));
-  o.small_methods_via_callers = true;
+  o.caller_sampled_max_bytes = 325;
   return o;
 }
 
@@ -194,4 +194,27 @@ TEST_CASE("a class without bootstrap methods gains the attribute only when one i
   REQUIRE(table->add(BootstrapMethod{*handle, {}}).ok());
   REQUIRE(table->write(cf.value()).ok());
   CHECK(cf->find_attribute(cf->attributes, "BootstrapMethods") != nullptr);
+}
+
+TEST_CASE("a class naming a bootstrap method it lacks is refused, not repaired",
+          "[sampled_calls]") {
+  // Growing the table would make the dangling index valid, and the JVM would then load a
+  // class it refuses as it is.
+  const std::vector<uint8_t>& lambdas = test::fixture_class("fixtures/Lambdas");
+  auto cf = ClassFile::parse(lambdas);
+  REQUIRE(cf.ok());
+  auto table = BootstrapTable::read(cf.value());
+  REQUIRE(table.ok());
+  auto dangling = cf->pool.add_invoke_dynamic(static_cast<uint16_t>(table->size() + 3), "x", "()V");
+  REQUIRE(dangling.ok());
+  auto bytes = cf->write();
+  REQUIRE(bytes.ok());
+  auto reparsed = ClassFile::parse(bytes.value());
+  REQUIRE(reparsed.ok());
+  auto refused = BootstrapTable::read(reparsed.value());
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message().find("names bootstrap method") != std::string::npos);
+  auto rewrite = rewrite_class(bytes.value(), callers_options(Mode::kFull));
+  REQUIRE_FALSE(rewrite.ok());
+  CHECK(rewrite.error().message().find("names bootstrap method") != std::string::npos);
 }
