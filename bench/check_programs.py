@@ -10,7 +10,7 @@ normalised output with the original program's. Prints a table; exits 1 if anythi
                     [MODES...]
 
 MODES default to full partial nodup exhaustive checks auto; a MODE may carry `duplex instrument`
-options after commas (full,--caller-sampled-bytes,0). --quick: the first two programs of
+options after commas (full,--caller-sampled-bytes,325). --quick: the first two programs of
 QUICK_PROGRAMS and the first two modes given (default full nodup). SKIPs from the verifier
 (classes whose optional dependencies are not installed) are reported, never failures.
 """
@@ -64,7 +64,7 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
     benchlib.log("%s: original run ok (wall %.1f s, cpu %.1f s)" % (name, ref.wall, ref.cpu))
     for mode in modes:
         row = dict(program=name, mode=mode, ok=True, notes=[])
-        # MODE[,OPTION...]: extra `duplex instrument` options, e.g. full,--caller-sampled-bytes,0
+        # MODE[,OPTION...]: extra `duplex instrument` options, e.g. full,--caller-sampled-bytes,325
         base, *options = mode.split(",")
         dest = benchlib.cache_dir() / "instrumented" / name / ("%s-both" % mode.replace(",", " "))
         try:

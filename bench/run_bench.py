@@ -1460,8 +1460,9 @@ def repo_relative(text: str) -> str:
     return text.replace(str(benchlib.REPO) + "/", "")
 
 
-def supplement(raw) -> str:
-    """A compact section for a --configs run (usually --size large): overhead only."""
+def supplement(raw, note: str = "") -> str:
+    """A compact section for a --configs run: whole-run overhead, and where the run measured
+    them, steady-state overhead, accuracy and growth, as geometric means beside each program."""
     res = analyse(raw)
     cfg = raw["config"]
     progs = [p for p in cfg["programs"] if p in res]
@@ -1475,12 +1476,42 @@ def supplement(raw) -> str:
         rows.append([p, "%.2f s" % (res[p]["base_cpu"] or 0)] + [oh_cell(res, p, c) for c in ids])
     rows.append(["**geo. mean**", ""] + [fmt_pct(geo_pct([oh(res, p, c) for p in progs])) for c in ids])
     meta = raw["meta"]
-    return ("\n## Supplement: longer runs (input size %s)\n\n"
-            "Same method, fewer configurations: `%s`, %d rounds, %s, %.0f min. Uninstrumented CPU "
-            "time is the median of the base runs.\n\n" % (
-                cfg["size"], meta.get("command", ""), cfg["reps"], meta.get("date", ""),
-                meta.get("seconds", 0) / 60) +
+    what = ("longer runs (input size %s)" % cfg["size"] if cfg.get("size") == "large"
+            else "a run of fewer configurations")
+    text = ("\n## Supplement: %s\n\n"
+            "`%s` at commit %s, %d rounds, %s, %.0f min. Uninstrumented CPU time is the median "
+            "of the base runs.\n\n%s**Whole runs**\n\n" % (
+                what, meta.get("command", ""), meta.get("git", "?"), cfg["reps"],
+                meta.get("date", ""), meta.get("seconds", 0) / 60,
+                note.strip() + "\n\n" if note.strip() else "") +
             table(["program", "uninstrumented"] + ids, rows))
+    steady_ids = [c for c in STEADY_CONFIGS if c != "base"
+                  and any(c in res[p].get("steady", {}) for p in progs)]
+    if steady_ids:
+        rows = [[p] + [fmt_pct(steady_oh(res, p, c)) for c in steady_ids] for p in progs]
+        rows.append(["**geo. mean**"] + [fmt_pct(avg_steady(res, progs, c)) for c in steady_ids])
+        text += ("\n**Steady state** (every configuration on the same iterations)\n\n" +
+                 table(["program"] + steady_ids, rows))
+    sampled = [c for c in ids if "@" in c and not c.endswith("@0") and not c.endswith("@1")]
+    if any(res[p]["acc"].get(c, {}).get("ce_ovx") is not None for p in progs for c in sampled):
+        def acc_cell(p, c, key):
+            a = res[p]["acc"].get(c, {})
+            return "%s / %s" % (fmt_ov(a.get("ce_" + key)), fmt_ov(a.get("fa_" + key)))
+        rows = [[p] + [acc_cell(p, c, "ovx") for c in sampled] +
+                [("%s / %s" % (fmt_ov(res[p]["steady_acc"][c]["ce"]),
+                               fmt_ov(res[p]["steady_acc"][c]["fa"]))
+                  if c in res[p].get("steady_acc", {}) else "-") for c in sampled]
+                for p in progs]
+        text += ("\n**Accuracy**, overlap call-edge / field-access in percent: whole runs "
+                 "against Exhaustive, steady runs against the steady interval-1 profile\n\n" +
+                 table(["program"] + ["%s (whole)" % c for c in sampled] +
+                       ["%s (steady)" % c for c in sampled], rows))
+    variants = [v for v in ("checks", "full", "auto")
+                if any(v in res[p]["variants"] for p in progs)]
+    if variants:
+        text += ("\n**Growth** (bytecode / class bytes, geometric mean): " +
+                 ", ".join("%s %s" % (v, growth_cell(res, progs, v)) for v in variants) + "\n")
+    return text
 
 
 def main() -> int:
@@ -1528,7 +1559,7 @@ def main() -> int:
                     "settles (the method before the common window)")
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "
-                    "as a section of its own")
+                    "as a section of its own (with the note.md beside it, if any)")
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
@@ -1575,7 +1606,10 @@ def main() -> int:
     notes = notes_file.read_text() if notes_file and notes_file.exists() else ""
     text = report(raw, analyse(raw), charts, rel, notes)
     for extra in a.also:
-        text += supplement(json.loads(Path(extra).read_text()))
+        # A note.md beside the raw.json says what the run changed (written by hand).
+        note_md = Path(extra).parent / "note.md"
+        text += supplement(json.loads(Path(extra).read_text()),
+                           note_md.read_text() if note_md.exists() else "")
     out.write_text(text)
     benchlib.log("run_bench: wrote %s and %s/*.svg" % (out, charts))
     return 0

@@ -358,7 +358,8 @@ class MethodRewriter {
       if (why_not.empty()) why_not = code.error().message();
       return code.error();
     }
-    auto assembled = assemble_code(code->code, cf_.pool, ctx_);
+    auto assembled = code->keep_method_code ? kept_layout(code->code)
+                                            : assemble_code(code->code, cf_.pool, ctx_);
     if (!assembled) {
       why_not = assembled.error().message();
       return assembled.error();
@@ -373,6 +374,17 @@ class MethodRewriter {
       built.twin = std::move(twin.value());
     }
     return built;
+  }
+
+  // The method's code as it stands (keep_method_code): every instruction where it was, so
+  // nothing is assembled.
+  Result<AssembledCode> kept_layout(const CodeIR& code) const {
+    AssembledCode kept;
+    kept.code_length = outcome_.report.original_code_size;
+    kept.insn_offsets.reserve(code.insns.size());
+    for (const Insn& insn : code.insns)
+      kept.insn_offsets.push_back(insn.is_label() ? -1 : insn.original_offset);
+    return kept;
   }
 
   std::string exceeds_limits(uint32_t size, std::string_view whose = "") const {

@@ -87,13 +87,14 @@ struct RewriteOptions {
   // load-decrement-store in every inlined call chains the loop through memory (and bounces
   // its cache line between threads). 0: every check counts.
   uint32_t flag_check_max_bytes = 35;
-  // Loop-free methods of at most this many bytes (HotSpot's FreqInlineSize by default: the
-  // methods C2 inlines where they are hot) carry no check at all and are sampled through their
-  // callers instead: they keep their code and gain a `<name>$sampled` twin, which the
-  // duplicated code's calls reach through invokedynamic (rewriter/sampled_calls.h). Needs the
-  // outlined layout and class files of version 51 or later (others keep flag checks, up to
-  // flag_check_max_bytes). 0: off.
-  uint32_t caller_sampled_max_bytes = 325;
+  // Loop-free methods of at most this many bytes (325, HotSpot's FreqInlineSize, is the size
+  // measured: the methods C2 inlines where they are hot) carry no check at all and are sampled
+  // through their callers instead: they keep their code and gain a `<name>$sampled` twin, which
+  // the duplicated code's calls reach through invokedynamic (rewriter/sampled_calls.h). Needs
+  // the outlined layout and class files of version 51 or later (others keep flag checks, up to
+  // flag_check_max_bytes). 0 (the default): off. Off by default because linking the call
+  // sites costs more in short runs than it saves (docs/design/hotspot-costs.md, section 2).
+  uint32_t caller_sampled_max_bytes = 0;
 };
 
 struct MethodReport {

@@ -157,6 +157,8 @@ bad 2 "$tmp/o1.jar" "$tmp/plain.jar" -o "$tmp/o1.jar" --mode fastest
 bad 2 "$tmp/o2.jar" "$tmp/plain.jar" -o "$tmp/o2.jar" --profile call-edges
 bad 2 "$tmp/o3.jar" "$tmp/plain.jar" -o "$tmp/o3.jar" --bogus
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --jobs 0
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --caller-sampled-bytes many
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --caller-sampled-bytes 70000
 bad 2 "" "$tmp/plain.jar" -o
 bad 1 "$tmp/o4.jar" "$tmp/missing.jar" -o "$tmp/o4.jar"
 bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"

@@ -5,13 +5,12 @@
 #
 #   rewrite_fixtures.sh DUPLEX RUNTIME_JAR FIXTURES_DIR HARNESS_DIR [MODE[,OPTION...]...]
 # (e.g. "full,--layout,inline": extra `duplex instrument` options after the mode, comma-separated.)
-# Small loop-free methods are sampled through their callers by default (--caller-sampled-bytes);
-# `--caller-sampled-bytes,0` gives them flag checks, and with `--flag-check-bytes,0` too every
-# method counts.
+# Small loop-free methods get flag checks by default; `--caller-sampled-bytes,N` samples them
+# through their callers instead, and `--flag-check-bytes,0` makes every method count.
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,0 partial,--caller-sampled-bytes,0 auto,--caller-sampled-bytes,0 full,--check,local,--caller-sampled-bytes,0 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0,--caller-sampled-bytes,0 partial,--flag-check-bytes,0,--caller-sampled-bytes,0 auto,--flag-check-bytes,0,--caller-sampled-bytes,0 full,--check,local,--flag-check-bytes,0,--caller-sampled-bytes,0 partial,--layout,inline,--flag-check-bytes,0}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
