@@ -93,8 +93,7 @@ class MethodRewriter {
     Cfg cfg = build_cfg(ir_);
     const uint32_t size = outcome_.report.original_code_size;
     // A synchronized method's lock is taken by the call to it, which its twin would skip.
-    via_callers_ = sampled_calls_ && sampled_calls_->active() &&
-                   !(ctx_.access_flags & access::kSynchronized) &&
+    via_callers_ = redirected_calls() && !(ctx_.access_flags & access::kSynchronized) &&
                    wants_flag_checks(ctx_, cfg, size, options_.caller_sampled_max_bytes);
     // Flag checks where a method is not sampled through its callers after all (see build).
     flag_checks_ =
@@ -194,12 +193,12 @@ class MethodRewriter {
     DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
     plan.flag_checks = true;  // a twin that only runs when called: it decides nothing
     plan.sampled_calls = redirected_calls();
-    auto layout = plan_outline(view, cfg, plan, cf_.pool, twin_names_, kSampledTwinSuffix);
-    if (!layout) return layout.error();
     std::string expected = sampled_twin_descriptor(ctx_.class_name, ctx_.descriptor,
                                                    (ctx_.access_flags & access::kStatic) != 0);
     if (auto twin_of_other = overload_with_twin_descriptor(expected))
       return Error::plain("its twin's descriptor would also fit " + *twin_of_other);
+    auto layout = plan_outline(view, cfg, plan, cf_.pool, twin_names_, kSampledTwinSuffix);
+    if (!layout) return layout.error();
     if (layout->twin_name != ctx_.method_name + kSampledTwinSuffix ||
         layout->twin_descriptor != expected) {
       return Error::plain("its twin would be " + layout->twin_name + layout->twin_descriptor +
@@ -459,9 +458,8 @@ class MethodRewriter {
   CodeIR ir_;
   MethodOutcome outcome_;
   std::string outline_note_;  // why the chosen transform was not outlined, if asked
-  bool flag_checks_ = false;
-  bool via_callers_ = false;  // sampled through its callers (build_sampled_twin)  // the checks of
-                              // Full and Partial are flag checks (dup_plan.h)
+  bool flag_checks_ = false;  // the checks of Full and Partial are flag checks (dup_plan.h)
+  bool via_callers_ = false;  // sampled through its callers (build_sampled_twin)
 };
 
 }  // namespace

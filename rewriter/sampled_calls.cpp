@@ -103,16 +103,24 @@ Result<Insn> SampledCalls::redirect(ConstantPool& pool, const Insn& insn) {
   uint8_t kind = reference_kind(insn.opcode);
   if (!active_ || !kind) return insn;
   auto key = std::make_pair(insn.opcode, insn.a);
-  if (auto it = done_.find(key); it != done_.end()) {
-    Insn indy = Insn::make(op::kInvokedynamic, it->second);
-    indy.original_offset = insn.original_offset;
-    return indy;
+  auto it = done_.find(key);
+  if (it == done_.end()) {
+    auto site = site_constant(pool, insn, kind);
+    if (!site) return site.error();
+    it = done_.emplace(key, *site).first;
   }
+  if (it->second == 0) return insn;
+  Insn indy = Insn::make(op::kInvokedynamic, it->second);
+  indy.original_offset = insn.original_offset;
+  return indy;
+}
+
+Result<uint16_t> SampledCalls::site_constant(ConstantPool& pool, const Insn& insn, uint8_t kind) {
   const auto callee_ref = static_cast<uint16_t>(insn.a);
   auto member = pool.member_ref(callee_ref);
   if (!member) return Error::plain("an invoke names no method reference");
   bool interface_ref = pool.tag(callee_ref) == CpTag::kInterfaceMethodref;
-  if (!eligible(insn, member->owner, member->name, interface_ref)) return insn;
+  if (!eligible(insn, member->owner, member->name, interface_ref)) return uint16_t{0};
   std::string name(member->name);
   std::string type(member->descriptor);
   if (insn.opcode != op::kInvokestatic)
@@ -123,12 +131,7 @@ Result<Insn> SampledCalls::redirect(ConstantPool& pool, const Insn& insn) {
   if (!callee) return callee.error();
   auto entry = table_.add(BootstrapMethod{*bootstrap, {*callee}});
   if (!entry) return entry.error();
-  auto indy_ref = pool.add_invoke_dynamic(*entry, name, type);
-  if (!indy_ref) return indy_ref.error();
-  done_.emplace(key, *indy_ref);
-  Insn indy = Insn::make(op::kInvokedynamic, *indy_ref);
-  indy.original_offset = insn.original_offset;
-  return indy;
+  return pool.add_invoke_dynamic(*entry, name, type);
 }
 
 Status SampledCalls::install(ClassFile& cf) const {

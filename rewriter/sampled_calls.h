@@ -51,6 +51,8 @@ class SampledCalls {
  private:
   bool eligible(const Insn& insn, std::string_view owner, std::string_view name,
                 bool interface_ref) const;
+  // The InvokeDynamic constant for a call, or 0 for a call that cannot reach a twin.
+  Result<uint16_t> site_constant(ConstantPool& pool, const Insn& insn, uint8_t kind);
   Result<uint16_t> bootstrap_handle(ConstantPool& pool);
 
   bool active_ = false;
@@ -59,7 +61,8 @@ class SampledCalls {
   uint16_t major_version_ = 0;
   BootstrapTable table_;
   uint16_t bootstrap_handle_ = 0;
-  std::map<std::pair<uint16_t, int32_t>, uint16_t> done_;  // (opcode, callee ref) -> indy
+  // (opcode, callee ref) -> its site_constant, so each call is looked at once per class.
+  std::map<std::pair<uint16_t, int32_t>, uint16_t> done_;
 };
 
 }  // namespace duplex

@@ -87,17 +87,7 @@ ClassRewrite rewrite(Mode mode, std::vector<std::string> profiles) {
   return r.value();
 }
 
-// The listing of one method of a class.
-std::string method_listing(const std::vector<uint8_t>& bytes, const std::string& name) {
-  auto cf = ClassFile::parse(bytes);
-  if (!cf) return "<" + cf.error().message() + ">";
-  std::string all = disassemble(cf.value());
-  size_t start = all.find("method " + name + "(");
-  if (start == std::string::npos) return "<no method " + name + ">";
-  start = all.rfind('\n', start) + 1;
-  size_t end = all.find("\n  method ", start + 1);
-  return all.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
-}
+using test::method_listing;
 
 // A class `T` (version 52) with a static int field `f` and two static methods: `a()V` reads
 // `f` (an instrumentation site), `b()V` has this code and max_stack (max_locals 0) and these

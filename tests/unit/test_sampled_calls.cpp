@@ -50,16 +50,6 @@ RewriteOptions callers_options(Mode mode) {
   return o;
 }
 
-std::string listing_of(const std::vector<uint8_t>& bytes, const std::string& method) {
-  auto cf = ClassFile::parse(bytes);
-  if (!cf) return "<" + cf.error().message() + ">";
-  std::string all = disassemble(cf.value());
-  size_t start = all.find("method " + method + "(");
-  if (start == std::string::npos) return "<no method " + method + ">";
-  size_t end = all.find("\n  method ", start + 1);
-  return all.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
-}
-
 const MethodReport* report_of(const ClassRewrite& r, const std::string& name) {
   for (const MethodReport& m : r.methods) {
     if (m.method.substr(0, m.method.find('(')) == name) return &m;
@@ -86,22 +76,23 @@ TEST_CASE("a small method sampled through its callers keeps its code and gains a
   // getField and twice: byte for byte the original code, no check.
   for (const char* small : {"getField", "twice"}) {
     INFO(small);
-    CHECK(listing_of(r->bytes, small) == listing_of(caller_probe(), small));
+    CHECK(test::method_listing(r->bytes, small) == test::method_listing(caller_probe(), small));
     const MethodReport* report = report_of(r.value(), small);
     REQUIRE(report);
     CHECK(report->checks == 0);
     CHECK(report->reason.find("sampled through its callers") != std::string::npos);
   }
   // Their twins hold the events.
-  CHECK(listing_of(r->bytes, "getField$sampled").find("getField$sampled(LCalls;I)I") !=
+  CHECK(test::method_listing(r->bytes, "getField$sampled").find("getField$sampled(LCalls;I)I") !=
         std::string::npos);
-  CHECK(listing_of(r->bytes, "twice$sampled").find("twice$sampled(II)I") != std::string::npos);
+  CHECK(test::method_listing(r->bytes, "twice$sampled").find("twice$sampled(II)I") !=
+        std::string::npos);
   // sum (a loop) counts; its checking code calls as before, its twin through invokedynamic,
   // except into the JDK.
-  std::string checking = listing_of(r->bytes, "sum");
+  std::string checking = test::method_listing(r->bytes, "sum");
   CHECK(checking.find("invokedynamic") == std::string::npos);
   CHECK(checking.find("invokevirtual #") != std::string::npos);
-  std::string twin = listing_of(r->bytes, "sum$duplex");
+  std::string twin = test::method_listing(r->bytes, "sum$duplex");
   CHECK(twin.find("invokedynamic") != std::string::npos);
   CHECK(twin.find(":getField(LCalls;)I") != std::string::npos);
   CHECK(twin.find(":twice(I)I") != std::string::npos);
@@ -121,7 +112,7 @@ TEST_CASE("checks-only leaves small methods sampled through callers alone", "[sa
   const MethodReport* getter = report_of(r.value(), "getField");
   REQUIRE(getter);
   CHECK(getter->applied == Transform::kUnchanged);
-  CHECK(listing_of(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
+  CHECK(test::method_listing(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
 }
 
 TEST_CASE("before class version 51, small methods keep flag checks", "[sampled_calls]") {
@@ -131,8 +122,8 @@ TEST_CASE("before class version 51, small methods keep flag checks", "[sampled_c
   old[7] = 50;  // the probe uses nothing newer than Java 6
   auto r = rewrite_class(old, callers_options(Mode::kFull));
   REQUIRE(r.ok());
-  CHECK(listing_of(r->bytes, "getField").find("Duplex.sampling:Z") != std::string::npos);
-  CHECK(listing_of(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
+  CHECK(test::method_listing(r->bytes, "getField").find("Duplex.sampling:Z") != std::string::npos);
+  CHECK(test::method_listing(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
   auto cf = ClassFile::parse(r->bytes);
   REQUIRE(cf.ok());
   CHECK(disassemble(cf.value()).find("invokedynamic") == std::string::npos);

@@ -10,6 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "classfile/class_file.h"
+#include "classfile/disassembler.h"
+
 namespace duplex::test {
 
 inline const char* kJmods = "/usr/lib/jvm/java-17-openjdk-amd64/jmods";
@@ -78,6 +81,19 @@ inline bool extract_jmod(const std::string& module, const std::filesystem::path&
   std::string cmd = "cd '" + dir.string() + "' && unzip -q -o '" + kJmods + "/" + module +
                     ".jmod' 'classes/*' >/dev/null 2>&1";
   return std::system(cmd.c_str()) == 0 || std::filesystem::exists(dir / "classes");
+}
+
+// The disassembly of one method of a class (from its "  method NAME(" line to the next
+// method), "<no method NAME>" if it has none, or "<reason>" if the class does not parse.
+inline std::string method_listing(const std::vector<uint8_t>& bytes, const std::string& name) {
+  auto cf = ClassFile::parse(bytes);
+  if (!cf) return std::string("<").append(cf.error().message()).append(">");
+  std::string all = disassemble(cf.value());
+  size_t start = all.find("method " + name + "(");
+  if (start == std::string::npos) return std::string("<no method ").append(name).append(">");
+  start = all.rfind('\n', start) + 1;
+  size_t end = all.find("\n  method ", start + 1);
+  return all.substr(start, end == std::string::npos ? std::string::npos : end - start + 1);
 }
 
 }  // namespace duplex::test

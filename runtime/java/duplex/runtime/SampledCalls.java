@@ -28,6 +28,19 @@ final class SampledCalls {
   private static final MethodHandles.Lookup LOOKUP = MethodHandles.lookup();
   private static final MethodHandle IS_NULL;
   private static final MethodHandle SELECT;
+  /**
+   * Each class's declared methods, read once: every call site linked and every receiver class
+   * dispatched walks them, and getDeclaredMethods copies the whole array on each call. A class
+   * whose signatures name a missing class throws here each time (nothing is cached), and that
+   * site or receiver class takes the plain call.
+   */
+  private static final ClassValue<Method[]> DECLARED =
+      new ClassValue<Method[]>() {
+        @Override
+        protected Method[] computeValue(Class<?> c) {
+          return c.getDeclaredMethods();
+        }
+      };
 
   static {
     try {
@@ -85,7 +98,7 @@ final class SampledCalls {
   private static MethodHandle direct(Class<?> d, MethodHandleInfo info, MethodType type,
       MethodHandle plain) throws ReflectiveOperationException {
     boolean receiver = info.getReferenceKind() != MethodHandleInfo.REF_invokeStatic;
-    Method twin = twin(d, d.getDeclaredMethods(), info.getName(), info.getMethodType(), receiver);
+    Method twin = twin(d, DECLARED.get(d), info.getName(), info.getMethodType(), receiver);
     if (twin == null) return plain;
     MethodHandle h = adapt(twin, type);
     if (!receiver) return h;
@@ -139,7 +152,7 @@ final class SampledCalls {
       // which throws what the original call would.
       if (!declaring.isAssignableFrom(k)) return plain;
       for (Class<?> c = k; c != null; c = c.getSuperclass()) {
-        Method[] ms = c.getDeclaredMethods();
+        Method[] ms = DECLARED.get(c);
         Method m = null;
         for (Method x : ms) {
           // Compared by descriptor: a bridge method has the same name and parameters but
