@@ -191,7 +191,25 @@ void ConstantPool::own_text() {
     p += e.utf8.size();
   }
   parsed_text_ = std::move(text);
-  added_text_.clear();
+  added_blocks_.clear();
+  added_cursor_ = nullptr;
+  added_block_free_ = 0;
+}
+
+std::string_view ConstantPool::keep_added_text(std::string_view text) {
+  constexpr size_t kBlock = 4096;
+  if (text.empty()) return {};
+  if (text.size() > added_block_free_) {
+    size_t size = std::max(kBlock, text.size());
+    added_blocks_.push_back(std::make_unique_for_overwrite<char[]>(size));
+    added_cursor_ = added_blocks_.back().get();
+    added_block_free_ = size;
+  }
+  char* at = added_cursor_;
+  std::memcpy(at, text.data(), text.size());
+  added_cursor_ += text.size();
+  added_block_free_ -= text.size();
+  return {at, text.size()};
 }
 
 uint64_t ConstantPool::Id::next() {
@@ -606,7 +624,7 @@ Result<uint16_t> ConstantPool::append(const CpEntry& entry) {
   auto index = static_cast<uint16_t>(entries_.size());
   entries_.push_back(entry);
   if (entry.tag == CpTag::kUtf8) {
-    entries_.back().utf8 = *added_text_.emplace_back(std::make_unique<std::string>(entry.utf8));
+    entries_.back().utf8 = keep_added_text(entry.utf8);
   }
   if (slots == 2) entries_.emplace_back();
   if (indexed_) index_insert(index);  // else the index, once built, takes it from the entries
@@ -624,17 +642,25 @@ Result<uint16_t> ConstantPool::add_utf8(std::string_view modified_utf8) {
   if (auto existing = find_utf8(modified_utf8)) return *existing;  // no string copy
   CpEntry e;
   e.tag = CpTag::kUtf8;
-  e.utf8 = modified_utf8;  // add() copies it
-  return add(e);
+  e.utf8 = modified_utf8;  // append() copies it
+  return append(e);        // find_utf8 looked already
+}
+
+// An entry that refers to one appended since `pool_size` cannot be in the pool yet: no need
+// to look for it (a rewrite adds a new key string, and its String entry, at every site).
+Result<uint16_t> ConstantPool::add_referring(const CpEntry& entry, size_t pool_size) {
+  bool refers_to_new = entry.a >= pool_size || entry.b >= pool_size;
+  return refers_to_new ? append(entry) : add(entry);
 }
 
 Result<uint16_t> ConstantPool::add_ref1(CpTag tag, std::string_view utf8_text) {
+  size_t before = entries_.size();
   auto name = add_utf8(utf8_text);
   if (!name) return name.error();
   CpEntry e;
   e.tag = tag;
   e.a = *name;
-  return add(e);
+  return add_referring(e, before);
 }
 
 Result<uint16_t> ConstantPool::add_class(std::string_view internal_name) {
@@ -719,6 +745,7 @@ Result<uint16_t> ConstantPool::add_double_bits(uint64_t bits) {
 
 Result<uint16_t> ConstantPool::add_name_and_type(std::string_view name,
                                                  std::string_view descriptor) {
+  size_t before = entries_.size();
   auto n = add_utf8(name);
   if (!n) return n.error();
   auto d = add_utf8(descriptor);
@@ -727,7 +754,7 @@ Result<uint16_t> ConstantPool::add_name_and_type(std::string_view name,
   e.tag = CpTag::kNameAndType;
   e.a = *n;
   e.b = *d;
-  return add(e);
+  return add_referring(e, before);
 }
 
 size_t ConstantPool::member_memo_slot(std::string_view owner, std::string_view name,
@@ -735,7 +762,7 @@ size_t ConstantPool::member_memo_slot(std::string_view owner, std::string_view n
   auto p = [](std::string_view s) { return reinterpret_cast<uintptr_t>(s.data()) + s.size(); };
   uint64_t h = (p(owner) * 0x9E3779B97F4A7C15ULL) ^ (p(name) * 0xC2B2AE3D27D4EB4FULL) ^ p(desc);
   h ^= h >> 29;
-  return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ULL >> 60);  // 16 slots
+  return static_cast<size_t>(h * 0xBF58476D1CE4E5B9ULL >> 56);  // 256 slots
 }
 
 bool ConstantPool::member_matches(uint16_t index, CpTag tag, std::string_view owner,
@@ -752,6 +779,7 @@ Result<uint16_t> ConstantPool::add_member(CpTag tag, std::string_view owner, std
                                           std::string_view desc) {
   size_t slot = member_memo_slot(owner, name, desc);
   if (member_matches(member_memo_[slot], tag, owner, name, desc)) return member_memo_[slot];
+  size_t before = entries_.size();
   auto c = add_class(owner);
   if (!c) return c.error();
   auto nat = add_name_and_type(name, desc);
@@ -760,7 +788,7 @@ Result<uint16_t> ConstantPool::add_member(CpTag tag, std::string_view owner, std
   e.tag = tag;
   e.a = *c;
   e.b = *nat;
-  auto index = add(e);
+  auto index = add_referring(e, before);
   if (index) member_memo_[slot] = *index;
   return index;
 }

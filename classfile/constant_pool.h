@@ -154,6 +154,7 @@ class ConstantPool {
   static size_t hash_of(const CpEntry& e);
   std::optional<uint16_t> find(const CpEntry& e) const;
   std::optional<uint16_t> find_utf8(std::string_view text) const;
+  Result<uint16_t> add_referring(const CpEntry& entry, size_t pool_size);
   void build_index() const;
   bool scan_instead() const;
   void index_insert(uint16_t index) const;
@@ -184,11 +185,14 @@ class ConstantPool {
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
   uint64_t origin_ = 0;  // see parse_origin
-  // The text of Utf8 entries: parsed ones in one buffer, added ones each in its own string
-  // (held by pointer, so views stay valid as the vector grows; a deque would allocate even
-  // for the many pools that never gain an entry).
+  // The text of Utf8 entries: parsed ones in one buffer, added ones packed into blocks that
+  // never move (so views stay valid as more are added; a rewrite adds a key string per
+  // site, and a string each cost two allocations).
   std::vector<char> parsed_text_;
-  std::vector<std::unique_ptr<std::string>> added_text_;
+  std::vector<std::unique_ptr<char[]>> added_blocks_;
+  char* added_cursor_ = nullptr;  // where the next added text goes, in the last block
+  size_t added_block_free_ = 0;   // bytes left there
+  std::string_view keep_added_text(std::string_view text);
   // Open-addressing hash set of entry indices (0 = empty slot), hashed by contents and
   // built on the first add; lookups compare the candidates' contents. A flat table of u2
   // costs one allocation per pool where a node-based map cost one per entry, and pools are
@@ -207,7 +211,8 @@ class ConstantPool {
   // for the same few runtime methods at every site, with the same string constants. A hit
   // is checked against the entry's text, so a reused address only costs a miss; the pool
   // only grows, so an answer once given stays the answer for the same text.
-  std::array<uint16_t, 16> member_memo_{};
+  std::array<uint16_t, 256>
+      member_memo_{};  // 16 slots missed often: a rewrite asks for ~20 members
   static size_t member_memo_slot(std::string_view owner, std::string_view name,
                                  std::string_view desc);
   bool member_matches(uint16_t index, CpTag tag, std::string_view owner, std::string_view name,

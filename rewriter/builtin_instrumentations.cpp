@@ -1,4 +1,5 @@
 // The two instrumentations of the paper: call-edge and field-access counts.
+#include <charconv>
 #include <string>
 
 #include "classfile/opcodes.h"
@@ -51,16 +52,27 @@ class CallEdgeInstrumentation final : public Instrumentation {
 
   void select(const MethodView& m, std::vector<SitePoint>& out) const override {
     const auto& insns = m.code.insns;
-    std::vector<int32_t> lines = lines_by_insn(m.code);
-    const std::string caller =
-        m.context.class_name + "\t" + m.context.method_name + "\t" + m.context.descriptor + "\t";
+    const MethodContext& c = m.context;
+    LineTracker lines(m.code);
     for (uint32_t i = 0; i < insns.size(); ++i) {
+      lines.pass(insns[i]);
       uint16_t opcode = insns[i].opcode;
       if (opcode < op::kInvokevirtual || opcode > op::kInvokeinterface) continue;
       auto ref = m.cls.pool.member_ref(static_cast<uint32_t>(insns[i].a));
       if (!ref) continue;
-      std::string key = caller + std::to_string(insns[i].original_offset) + "\t" +
-                        std::to_string(lines[i]) + "\t";
+      // One allocation per key: a site's key is built once and kept by the site.
+      char numbers[32];
+      char* end = std::to_chars(numbers, numbers + 12, insns[i].original_offset).ptr;
+      *end++ = '\t';
+      end = std::to_chars(end, end + 12, lines.current()).ptr;
+      *end++ = '\t';
+      auto n = end - numbers;
+      std::string key;
+      key.reserve(c.class_name.size() + c.method_name.size() + c.descriptor.size() + 3 +
+                  static_cast<size_t>(n) + ref->owner.size() + 1 + ref->name.size() +
+                  ref->descriptor.size());
+      key.append(c.class_name).append("\t").append(c.method_name).append("\t");
+      key.append(c.descriptor).append("\t").append(numbers, static_cast<size_t>(n));
       key.append(ref->owner).append(".").append(ref->name).append(ref->descriptor);
       out.push_back({SiteKind::kInstruction, i, std::move(key)});
     }
@@ -76,24 +88,28 @@ class CallEdgeInstrumentation final : public Instrumentation {
   }
 
  private:
-  // The source line of every instruction, -1 where unknown.
-  static std::vector<int32_t> lines_by_insn(const CodeIR& code) {
-    std::vector<int32_t> line_of_label(code.labels.size(), -1);
-    for (const LineNumber& ln : code.line_numbers) {
-      if (ln.label < line_of_label.size()) line_of_label[ln.label] = ln.line;
-    }
-    std::vector<int32_t> lines(code.insns.size(), -1);
-    int32_t current = -1;
-    for (size_t i = 0; i < code.insns.size(); ++i) {
-      const Insn& insn = code.insns[i];
-      if (insn.is_label() && insn.label() < line_of_label.size() &&
-          line_of_label[insn.label()] >= 0) {
-        current = line_of_label[insn.label()];
+  // The source line of each instruction in turn (-1 where unknown), from the labels passed.
+  class LineTracker {
+   public:
+    explicit LineTracker(const CodeIR& code) {
+      if (code.line_numbers.empty()) return;
+      line_of_label_.assign(code.labels.size(), -1);
+      for (const LineNumber& ln : code.line_numbers) {
+        if (ln.label < line_of_label_.size()) line_of_label_[ln.label] = ln.line;
       }
-      lines[i] = current;
     }
-    return lines;
-  }
+    void pass(const Insn& insn) {
+      if (insn.is_label() && insn.label() < line_of_label_.size() &&
+          line_of_label_[insn.label()] >= 0) {
+        current_ = line_of_label_[insn.label()];
+      }
+    }
+    int32_t current() const { return current_; }
+
+   private:
+    std::vector<int32_t> line_of_label_;
+    int32_t current_ = -1;
+  };
 
   // `sampled`: No-Duplication's fused form, whose runtime method checks before it counts (the
   // class's own counters have no such form).

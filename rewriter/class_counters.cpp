@@ -68,17 +68,13 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
 }
 
 int32_t ClassCounters::slot(char kind, std::string_view key) {
-  std::string k;
-  k.reserve(key.size() + 2);
-  k.push_back(kind);
-  k.push_back(' ');
-  k.append(key);
-  auto it = slots_.find(k);
+  lookup_.assign(1, kind).push_back(' ');
+  lookup_.append(key);
+  auto it = slots_.find(lookup_);
   if (it != slots_.end()) return it->second;
   if (static_cast<int32_t>(keys_.size()) >= kMaxSlots) return -1;
   auto s = static_cast<int32_t>(keys_.size());
-  keys_.push_back(k);
-  slots_.emplace(std::move(k), s);
+  slots_.emplace(keys_.emplace_back(lookup_), s);
   return s;
 }
 

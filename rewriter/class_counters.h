@@ -17,9 +17,10 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
+#include <deque>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "classfile/class_file.h"
@@ -34,6 +35,11 @@ class ClassCounters {
  public:
   // Usable for a class (not an interface) that has no member of that name yet.
   static ClassCounters for_class(const ClassFile& cf, std::string_view runtime_class);
+  ClassCounters() = default;
+  ClassCounters(ClassCounters&&) = default;  // a deque's elements stay where they are
+  ClassCounters& operator=(ClassCounters&&) = default;
+  ClassCounters(const ClassCounters&) = delete;  // slots_ views keys_
+  ClassCounters& operator=(const ClassCounters&) = delete;
 
   bool usable() const { return usable_; }
   bool empty() const { return keys_.empty(); }
@@ -55,8 +61,10 @@ class ClassCounters {
   std::string class_name_;
   std::string runtime_class_;
   uint16_t major_version_ = 0;
-  std::map<std::string, int32_t, std::less<>> slots_;  // kind + ' ' + key -> slot
-  std::vector<std::string> keys_;                      // by slot
+  // kind + ' ' + key -> slot, the views into keys_ (a deque: its strings never move).
+  std::unordered_map<std::string_view, int32_t> slots_;
+  std::deque<std::string> keys_;  // by slot
+  std::string lookup_;            // slot's key being looked up (kept: no allocation per look)
 };
 
 }  // namespace duplex

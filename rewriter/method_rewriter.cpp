@@ -132,14 +132,15 @@ class MethodRewriter {
 
   void record_sites(const MethodView& view, const MethodSites& sites) {
     LineLookup lines(view.code);
+    const std::string method = ctx_.method_id();
+    outcome_.sites.reserve(sites.count());
     for (const Site& s : sites.entry()) {
-      outcome_.sites.push_back(
-          {0, s.instrumentation->name(), ctx_.method_id(), -1, -1, s.point.target});
+      outcome_.sites.push_back({0, s.instrumentation->name(), method, -1, -1, s.point.target});
     }
     for (const Site& s : sites.all_instruction_sites()) {
       int32_t offset = view.code.insns[s.point.insn].original_offset;
-      outcome_.sites.push_back({0, s.instrumentation->name(), ctx_.method_id(), offset,
-                                lines.line_at(offset), s.point.target});
+      outcome_.sites.push_back(
+          {0, s.instrumentation->name(), method, offset, lines.line_at(offset), s.point.target});
     }
   }
 

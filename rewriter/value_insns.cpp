@@ -104,14 +104,4 @@ uint32_t frame_slots(const std::vector<VType>& locals) {
   return n;
 }
 
-std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f) {
-  std::vector<std::pair<uint16_t, VType>> out;
-  uint16_t slot = 0;
-  for (const VType& t : f.locals) {
-    if (t.tag != VTag::kTop) out.push_back({slot, t});
-    slot = static_cast<uint16_t>(slot + (t.is_wide() ? 2 : 1));
-  }
-  return out;
-}
-
 }  // namespace duplex

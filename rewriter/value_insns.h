@@ -28,7 +28,48 @@ Insn return_for(std::string_view method_descriptor);
 std::optional<VTag> return_kind(std::string_view method_descriptor);
 // Local slots a frame's locals (list form) span: long and double count two.
 uint32_t frame_slots(const std::vector<VType>& locals);
-// (slot, type) of every local of a frame in list form, Top slots left out.
-std::vector<std::pair<uint16_t, VType>> locals_by_slot(const Frame& f);
+// (slot, type) of every local of a frame in list form, Top slots left out: a view over the
+// frame (which must outlive it), since the rewriter walks every entry frame several times
+// and a vector per walk was a large share of its allocations.
+class LocalsBySlot {
+ public:
+  class iterator {
+   public:
+    iterator(const VType* at, const VType* end, uint16_t slot) : at_(at), end_(end), slot_(slot) {
+      skip_top();
+    }
+    std::pair<uint16_t, VType> operator*() const { return {slot_, *at_}; }
+    iterator& operator++() {
+      advance();
+      skip_top();
+      return *this;
+    }
+    bool operator==(const iterator& o) const { return at_ == o.at_; }
+
+   private:
+    void advance() {
+      slot_ = static_cast<uint16_t>(slot_ + (at_->is_wide() ? 2 : 1));
+      ++at_;
+    }
+    void skip_top() {
+      while (at_ != end_ && at_->tag == VTag::kTop) advance();
+    }
+    const VType* at_;
+    const VType* end_;
+    uint16_t slot_;
+  };
+  explicit LocalsBySlot(const std::vector<VType>& locals) : locals_(locals) {}
+  iterator begin() const { return {locals_.data(), locals_.data() + locals_.size(), 0}; }
+  iterator end() const {
+    const VType* e = locals_.data() + locals_.size();
+    return {e, e, 0};
+  }
+
+ private:
+  const std::vector<VType>& locals_;
+};
+inline LocalsBySlot locals_by_slot(const Frame& f) {
+  return LocalsBySlot(f.locals);
+}
 
 }  // namespace duplex
