@@ -77,6 +77,9 @@ QUICK_PROGRAMS = ["xalan", "bcprov"]
 PERFECT = ("full@1", "partial@1", "nodup@1", "exh-ce", "exh-both")
 AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
+# Debian's libtcmalloc-minimal4 (installed with libgoogle-perftools-dev): the duplex program's
+# allocator (tools/meson.build).
+TCMALLOC = Path("/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4")
 HOT_T = 0.1
 NOTES = benchlib.BENCH / "results_notes.md"
 # Steady state: main() runs repeatedly in one JVM until the JIT has settled (its share of the
@@ -569,15 +572,25 @@ class Bench:
         exe = benchlib.REPO / "build" / "bench" / "classfile" / "duplex-classfile-bench"
         if not exe.exists():
             return {"duplex_memory_error": "%s not built" % exe}
-        r = subprocess.run([str(exe), "--mode", "rewrite-full", "--label", "h2", "--min-passes",
-                            "20", "--max-seconds", "10" if self.quick else "30", str(jar)],
-                           capture_output=True, text=True)
-        for line in r.stdout.splitlines():
-            f = line.split()
-            if len(f) >= 9 and f[0] == "RESULT":
-                return {"duplex_memory": {"classes": int(f[3]), "best_s": float(f[5]),
-                                          "classes_per_s": float(f[6]), "best_cpu_s": float(f[8])}}
-        return {"duplex_memory_error": (r.stdout + r.stderr)[-500:]}
+        out = {}
+        # glibc's malloc (the library's, and the agent's inside the JVM), then tcmalloc (what
+        # the duplex program links), preloaded into the same benchmark.
+        for key, preload in (("duplex_memory", None), ("duplex_memory_tcmalloc", TCMALLOC)):
+            if preload is not None and not preload.exists():
+                continue
+            env = dict(os.environ, LD_PRELOAD=str(preload)) if preload else None
+            r = subprocess.run([str(exe), "--mode", "rewrite-full", "--label", "h2",
+                                "--min-passes", "20", "--max-seconds",
+                                "10" if self.quick else "30", str(jar)],
+                               capture_output=True, text=True, env=env)
+            for line in r.stdout.splitlines():
+                f = line.split()
+                if len(f) >= 9 and f[0] == "RESULT":
+                    out[key] = {"classes": int(f[3]), "best_s": float(f[5]),
+                                "classes_per_s": float(f[6]), "best_cpu_s": float(f[8])}
+            if key not in out:
+                out[key + "_error"] = (r.stdout + r.stderr)[-500:]
+        return out
 
     def meta(self):
         def cmd(args):
@@ -1364,7 +1377,13 @@ overheads and growth, of the percentages for overlap and hot-cover.
     if dm:
         rows.append(["duplex rewrite_class() full (both), h2.jar's classes in memory",
                      fmt_n(dm["classes"]), "%.3f s" % dm["best_s"], fmt_n(dm["classes_per_s"]),
-                     "warm, best pass, one thread (duplex-classfile-bench --mode rewrite-full)"])
+                     "warm, best pass, one thread (duplex-classfile-bench --mode rewrite-full), "
+                     "glibc malloc: the library's and the agent's allocator"])
+    dt = tp.get("duplex_memory_tcmalloc")
+    if dt:
+        rows.append(["the same, with tcmalloc", fmt_n(dt["classes"]), "%.3f s" % dt["best_s"],
+                     fmt_n(dt["classes_per_s"]),
+                     "tcmalloc preloaded: the allocator the duplex program links"])
     for mode, a in sorted(asm.items()):
         rows.append(["ASM 9.4 %s, h2.jar (bench/classfile/AsmBench.java)" % mode,
                      fmt_n(a["classes"]), "%.3f s" % a["best_s"], fmt_n(a["classes_per_s"]),

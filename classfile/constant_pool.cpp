@@ -594,8 +594,11 @@ void ConstantPool::index_insert(uint16_t index) const {
 
 void ConstantPool::build_index() const {
   if (indexed_ && (indexed_count_ + 1) * 2 <= slots_.size()) return;
+  // Room for the pool to double before the next rebuild (which hashes every entry again): a
+  // pool is indexed when something is added to it, and a rewrite adds about as many entries
+  // as the class had.
   size_t size = 64;
-  while (size < entries_.size() * 2 + 2) size *= 2;
+  while (size < entries_.size() * 4 + 2) size *= 2;
   slots_.assign(size, 0);
   indexed_count_ = 0;
   for (size_t i = 1; i < entries_.size(); ++i) {
