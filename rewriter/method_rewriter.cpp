@@ -86,7 +86,7 @@ class MethodRewriter {
     MethodView view{cf_, method_, ctx_, ir_, options_.runtime_class, counters_};
     MethodSites sites(view, options_.instrumentations);
     outcome_.report.sites = static_cast<uint32_t>(sites.count());
-    record_sites(view, sites);
+    if (options_.list_sites) record_sites(view, sites);
     bool checks_only_everything =
         options_.mode == Mode::kChecksOnly && options_.instrumentations.empty();
     if (!sites.has_any() && !checks_only_everything) return unchanged("no instrumentation sites");

@@ -67,6 +67,10 @@ struct RewriteOptions {
   // The agent turns this off: a class it may later retransform to its original bytes must
   // keep its set of methods, so it registers ClassRewrite::site_tables itself.
   bool register_sites_in_clinit = true;
+  // Fill ClassRewrite::sites, one record (with its key) per instrumented point. The duplex
+  // program and the agent do not use the list and turn it off: two strings per site were
+  // about a twentieth of the rewrite's time.
+  bool list_sites = true;
   // The runtime class rewritten code calls (internal name). Another name serves a shaded copy
   // of the runtime, or a stub placed in a JDK module to verify rewritten JDK classes.
   std::string runtime_class = "duplex/runtime/Duplex";
@@ -123,7 +127,7 @@ struct ClassRewrite {
   bool changed = false;
   std::vector<uint8_t> bytes;  // the rewritten class; empty when unchanged
   std::vector<MethodReport> methods;
-  std::vector<SiteRecord> sites;
+  std::vector<SiteRecord> sites;  // empty unless RewriteOptions::list_sites
   // The site table parts (docs/design/runtime-contract.md) for Duplex.register*, when any
   // rewritten method has call sites.
   std::vector<std::string> site_tables;

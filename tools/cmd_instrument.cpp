@@ -224,6 +224,7 @@ int run_instrument(std::span<const std::string> args) {
   }
   InstrumentArgs a;
   InstrumentOptions options;
+  options.rewrite.list_sites = false;  // --methods prints the reports, not the site list
   if (std::string err = parse_args(args, a, options); !err.empty()) {
     return usage_error("instrument", err);
   }

@@ -14,6 +14,7 @@ namespace {
 duplex::RewriteOptions full_duplication_both() {
   duplex::RewriteOptions options;
   options.mode = duplex::Mode::kFull;
+  options.list_sites = false;  // as the duplex program and the agent rewrite
   for (const char* name : {"call-edge", "field-access"})
     options.instrumentations.push_back(duplex::make_builtin_instrumentation(name));
   return options;

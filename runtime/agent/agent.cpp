@@ -409,6 +409,7 @@ jint on_load(JavaVM* vm, char* options) {
   s.rewrite.mode = s.options.mode;
   s.rewrite.count_edges = s.options.count_edges;
   s.rewrite.register_sites_in_clinit = false;  // the agent registers at ClassPrepare
+  s.rewrite.list_sites = false;                // nothing here reads the list
   // Outlined twins stay in a class after `stop`: it retransforms the class to its original
   // method bodies with the twins kept (RetransformClasses cannot remove methods).
   s.rewrite.outline = true;
