@@ -159,17 +159,22 @@ def make_configs(w, intervals, agent_ok, jacoco_jar):
         c.append(("checks@0-striped", "checks", {"interval": 0, "counter": "striped"}, None))
     if agent_ok:
         c.append(("agent-full@1000", None, {"interval": 1000}, "duplex-agent"))
+        # The same with cache=DIR, filled by one unmeasured run first: what every later run of
+        # the same program costs.
+        c.append(("agent-cached@1000", None, {"interval": 1000}, "duplex-agent-cached"))
     if jacoco_jar:
         c.append(("jacoco", None, None, "jacoco"))
     return c
 
 
-def jvm_opts_for(cfg, run_profile: str, jacoco_jar):
+def jvm_opts_for(cfg, run_profile: str, jacoco_jar, agent_cache=None):
     cid, variant, settings, kind = cfg
-    if kind == "duplex-agent":
-        opts = ",".join(["mode=full", "profile=call-edge+field-access", "interval=%d" %
-                         settings["interval"], "out=" + run_profile])
-        return ["-agentpath:%s=%s" % (AGENT_SO, opts)]
+    if kind in ("duplex-agent", "duplex-agent-cached"):
+        opts = ["mode=full", "profile=call-edge+field-access", "interval=%d" %
+                settings["interval"], "out=" + run_profile]
+        if kind == "duplex-agent-cached":
+            opts.append("cache=%s" % agent_cache)
+        return ["-agentpath:%s=%s" % (AGENT_SO, ",".join(opts))]
     if kind == "jacoco":
         return ["-javaagent:%s=destfile=jacoco.exec,output=file" % jacoco_jar]
     if variant is None:
@@ -321,7 +326,7 @@ class Bench:
         cid, variant, settings, kind = cfg
         jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
         run_profile = "profile.xml"
-        opts = jvm_opts_for(cfg, run_profile, self.jacoco)
+        opts = jvm_opts_for(cfg, run_profile, self.jacoco, self.agent_cache(w))
         r = benchlib.run(w, prog["extra"], jars, opts, keep=True, size=self.size,
                          timeout=timeout or self.a.timeout)
         rec = {"cfg": cid, "round": round_no, "cpu": r.cpu, "wall": r.wall, "ok": r.ok,
@@ -331,7 +336,8 @@ class Bench:
             try:
                 p = read_profile(pf)
                 rec["samples"] = p["samples"]
-                for k in ("agent-transform-ms", "agent-classes-rewritten", "duration-ms"):
+                for k in ("agent-transform-ms", "agent-classes-rewritten", "duration-ms",
+                          "agent-cache-hits", "agent-cache-misses"):
                     if k in p["run"]:
                         rec[k] = p["run"][k]
                 if cid not in prog["profiles"]:
@@ -351,6 +357,19 @@ class Bench:
             "" if rec["same"] or not r.ok else " OUTPUT DIFFERS"))
         return rec
 
+    def agent_cache(self, w):
+        return self.results_dir / "agent-cache" / w.name
+
+    def fill_agent_cache(self, w, prog, cfg):
+        """One unmeasured run of the cached agent configuration, which rewrites every class
+        the program loads and stores it: the measured runs then find them all."""
+        shutil.rmtree(self.agent_cache(w), ignore_errors=True)
+        r = benchlib.run(w, prog["extra"], None, jvm_opts_for(cfg, "profile.xml", None,
+                                                                 self.agent_cache(w)),
+                         keep=False, size=self.size, timeout=self.a.timeout)
+        benchlib.log("[%s] %s filled the agent's cache (%s)" % (
+            self.elapsed(), w.name, "ok" if r.ok else "FAILED"))
+
     # -- one program ------------------------------------------------------------------------
     def program(self, name):
         w = benchlib.get(name)
@@ -368,6 +387,8 @@ class Bench:
             keep = set(self.a.configs.split(",")) | {"base"}
             configs = [c for c in configs if c[0] in keep]
         by_id = {c[0]: c for c in configs}
+        if "agent-cached@1000" in by_id:
+            self.fill_agent_cache(w, prog, by_id["agent-cached@1000"])
         # Round 1, slow ones first: the interval-1 runs are the accuracy references, and the
         # timer run gives the sample count the counter-equivalent configuration must match.
         rng = random.Random(1)
@@ -746,6 +767,9 @@ def analyse(raw):
             if "agent-transform-ms" in r:
                 d["agent_ms"].append(float(r["agent-transform-ms"]))
                 d["wall_s"] = d.get("wall_s", []) + [r["wall"]]
+            if "agent-cache-hits" in r:
+                d.setdefault("cache_hits", []).append(int(r["agent-cache-hits"]))
+                d.setdefault("cache_misses", []).append(int(r["agent-cache-misses"]))
         failed = sorted({r["cfg"] for r in runs if not r["ok"] and not r.get("timeout")})
         lower_bounds = {r["cfg"]: r["cpu"] / base[r["round"]]["cpu"] for r in runs
                         if r.get("timeout") and r["round"] in base}
@@ -762,6 +786,9 @@ def analyse(raw):
                 e["agent_ms"] = statistics.median(d["agent_ms"])
                 e["agent_frac"] = statistics.median(
                     ms / 1000.0 / w for ms, w in zip(d["agent_ms"], d["wall_s"]))
+            if d.get("cache_hits"):
+                e["cache_hits"] = min(d["cache_hits"])
+                e["cache_misses"] = max(d["cache_misses"])
             out["cfg"][cid] = e
         # Accuracy.
         # A run that failed (a stack overflow, say) leaves a partial profile: not a reference.
@@ -1146,6 +1173,8 @@ overheads and growth, of the percentages for overlap and hot-cover.
     ratio_asm = (dup_tp / asm_best["classes_per_s"]) if (dup_tp and asm_best) else None
     agent_fracs = [res[p]["cfg"].get("agent-full@1000", {}).get("agent_frac") for p in progs]
     agent_fracs = [x for x in agent_fracs if x is not None]
+    cached_fracs = [res[p]["cfg"].get("agent-cached@1000", {}).get("agent_frac") for p in progs]
+    cached_fracs = [x for x in cached_fracs if x is not None]
 
     def verdict(ok):
         return "-" if ok is None else ("met" if ok else "**missed**")
@@ -1219,8 +1248,11 @@ overheads and growth, of the percentages for overlap and hot-cover.
                      ratio_asm, fmt_n(dup_tp), fmt_n(asm_best["classes_per_s"])),
                  verdict(None if ratio_asm is None else ratio_asm >= 3)])
     rows.append(["agent transform time / run time", "<= 5%",
-                 "-" if not agent_fracs else "%.1f%% mean, %.1f%% max" % (
-                     100 * statistics.mean(agent_fracs), 100 * max(agent_fracs)),
+                 ("-" if not agent_fracs else "%.1f%% mean, %.1f%% max" % (
+                     100 * statistics.mean(agent_fracs), 100 * max(agent_fracs))) +
+                 ("" if not cached_fracs else "; runs after the first with cache=DIR: "
+                  "%.1f%% mean, %.1f%% max" % (100 * statistics.mean(cached_fracs),
+                                              100 * max(cached_fracs))),
                  verdict(None if not agent_fracs else max(agent_fracs) <= 0.05)])
     L.append("## Targets (issue 6)\n")
     L.append(table(["what", "target", "measured", ""], rows))
@@ -1396,17 +1428,7 @@ overheads and growth, of the percentages for overlap and hot-cover.
         L.append("\nMeasured at checkout %s.\n" % tp["checkout"])
 
     # Agents.
-    if any("agent-full@1000" in res[p]["cfg"] or "jacoco" in res[p]["cfg"] for p in progs):
-        L.append("\n## JVMTI agent against the JaCoCo 0.8.6 agent\n\n")
-        rows = []
-        for p in progs:
-            e = res[p]["cfg"].get("agent-full@1000", {})
-            rows.append([p, oh_cell(res, p, "agent-full@1000"), oh_cell(res, p, "full@1000"),
-                         oh_cell(res, p, "jacoco"),
-                         "-" if "agent_ms" not in e else "%.0f ms" % e["agent_ms"],
-                         "-" if "agent_frac" not in e else "%.1f%%" % (100 * e["agent_frac"])])
-        L.append(table(["program", "duplex agent, full @1000", "offline full @1000",
-                        "JaCoCo agent", "agent transform time", "of wall time"], rows))
+    L.append(agent_table(res, progs))
 
     # Charts.
     if charts_dir:
@@ -1479,6 +1501,38 @@ def repo_relative(text: str) -> str:
     return text.replace(str(benchlib.REPO) + "/", "")
 
 
+def agent_table(res, progs) -> str:
+    """The agents against each other and against offline rewriting, with the agent's
+    transform time (first run, and with cache=DIR where measured); "" if none ran."""
+    if not any("agent-full@1000" in res[p]["cfg"] or "jacoco" in res[p]["cfg"] for p in progs):
+        return ""
+    cached = any("agent-cached@1000" in res[p]["cfg"] for p in progs)
+
+    def transform(e):
+        return ("-" if "agent_ms" not in e else "%.0f ms" % e["agent_ms"],
+                "-" if "agent_frac" not in e else "%.1f%%" % (100 * e["agent_frac"]))
+    rows = []
+    for p in progs:
+        e = res[p]["cfg"].get("agent-full@1000", {})
+        row = [p, oh_cell(res, p, "agent-full@1000"), oh_cell(res, p, "full@1000"),
+               oh_cell(res, p, "jacoco"), *transform(e)]
+        if cached:
+            c = res[p]["cfg"].get("agent-cached@1000", {})
+            hits = ("-" if "cache_hits" not in c else "%d / %d" % (
+                c["cache_hits"], c["cache_hits"] + c["cache_misses"]))
+            row += [oh_cell(res, p, "agent-cached@1000"), *transform(c), hits]
+        rows.append(row)
+    head = ["program", "duplex agent, full @1000", "offline full @1000", "JaCoCo agent",
+            "agent transform time", "of wall time"]
+    if cached:
+        head += ["agent with cache=DIR", "its transform time", "of wall time",
+                 "classes from the cache (min) / all"]
+    return ("\n## JVMTI agent against the JaCoCo 0.8.6 agent\n\n" + table(head, rows) +
+            ("\nWith cache=DIR: the same agent, the cache filled by one unmeasured run of the "
+             "program before the measured ones (what every run after the first costs).\n"
+             if cached else ""))
+
+
 def supplement(raw, note: str = "") -> str:
     """A compact section for a --configs run: whole-run overhead, and where the run measured
     them, steady-state overhead, accuracy and growth, as geometric means beside each program."""
@@ -1530,6 +1584,9 @@ def supplement(raw, note: str = "") -> str:
     if variants:
         text += ("\n**Growth** (bytecode / class bytes, geometric mean): " +
                  ", ".join("%s %s" % (v, growth_cell(res, progs, v)) for v in variants) + "\n")
+    agents = agent_table(res, progs)
+    if agents:
+        text += "\n" + agents.replace("\n## ", "**", 1).replace("\n\n", "**\n\n", 1)
     return text
 
 

@@ -265,6 +265,10 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
         {"agent-transform-max-class", slowest},
         {"agent-stopped", s.stopped.load() ? "true" : "false"},
     };
+    if (s.cache) {
+      kv.emplace_back("agent-cache-hits", std::to_string(st.cache_hits.load()));
+      kv.emplace_back("agent-cache-misses", std::to_string(st.cache_misses.load()));
+    }
     if (st.stop_ns.load() != 0) {  // stop has finished
       kv.emplace_back("agent-classes-restored", std::to_string(st.restored.load()));
       kv.emplace_back("agent-stop-ms", ms_text(st.stop_ns.load()));
@@ -399,6 +403,42 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
   }
 }
 
+// Everything in the rewrite options that decides what a class becomes (the selection options
+// decide only which classes are rewritten, and a class's entry is only read for that class).
+std::string rewrite_fingerprint(const RewriteOptions& r) {
+  std::string f = "mode ";
+  f.append(mode_name(r.mode)).append("\ninstrumentations");
+  for (const auto& i : r.instrumentations) f.append(" ").append(i->name());
+  // Appends (not `+`): GCC 12 warns wrongly (-Wrestrict) on "literal" + std::string&&.
+  auto line = [&f](const char* what, uint64_t a, uint64_t b = 0) {
+    f.append("\n").append(what).append(" ").append(std::to_string(a)).append(" ");
+    f.append(std::to_string(b));
+  };
+  line("huge", r.huge_method_limit, r.respect_huge_method_limit);
+  line("inline", r.max_inline_size, r.freq_inline_size);
+  line("count_edges", r.count_edges);
+  line("clinit", r.register_sites_in_clinit);
+  line("outline", r.outline, r.hand_back);
+  line("flag", r.flag_check_max_bytes);
+  line("callers", r.caller_sampled_max_bytes);
+  f.append("\ncheck ").append(check_form_name(r.check));
+  f.append("\nruntime ").append(r.runtime_class).append("\n");
+  return f;
+}
+
+// cache=DIR: a cache that cannot be used is reported and left out; the JVM runs on.
+void open_cache(State& s) {
+  auto fingerprint = agent_fingerprint(rewrite_fingerprint(s.rewrite));
+  auto cache = fingerprint ? ClassCache::open(s.options.cache_dir, *fingerprint)
+                           : Result<ClassCache>(fingerprint.error());
+  if (!cache) {
+    log_line("cache %s not used: %s", s.options.cache_dir.c_str(),
+             cache.error().message().c_str());
+    return;
+  }
+  s.cache = std::move(cache.value());
+}
+
 jint on_load(JavaVM* vm, char* options) {
   State& s = state();
   std::string error;
@@ -416,6 +456,7 @@ jint on_load(JavaVM* vm, char* options) {
   for (const std::string& name : s.options.profile) {
     s.rewrite.instrumentations.push_back(make_builtin_instrumentation(name));
   }
+  if (!s.options.cache_dir.empty()) open_cache(s);
 
   jvmtiEnv* jvmti = nullptr;
   if (vm->GetEnv(reinterpret_cast<void**>(&jvmti), JVMTI_VERSION_1_2) != JNI_OK || !jvmti) {

@@ -108,6 +108,11 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
   if (key == "nativeStack") {
     return parse_bool(v, o.native_stack) || bad(error, key, v, "true or false");
   }
+  if (key == "cache") {
+    if (v.empty()) return bad(error, key, v, "a directory");
+    o.cache_dir = v;
+    return true;
+  }
   if (key == "stop") {
     o.stop_ms = parse_duration_ms(v);
     if (o.stop_ms < 0) return bad(error, key, v, "a duration such as 500ms, 30s, 2m or 1h");
@@ -153,7 +158,7 @@ int64_t parse_duration_ms(const std::string& text) {
 
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, seed, trigger, "
-         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack";
+         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {

@@ -30,6 +30,8 @@ struct AgentOptions {
   int64_t stop_ms = -1;      // stop=<duration>; -1 = never
   bool count_edges = false;  // rewriter test option: count entries and back edges
   bool native_stack = true;  // let the runtime find call-edge callers with JVMTI GetStackTrace
+  // cache=DIR: rewritten classes kept across runs (runtime/agent/class_cache.h); "" = none.
+  std::string cache_dir;
   // duplex.<name> system properties for the Java runtime, in the order given.
   std::vector<std::pair<std::string, std::string>> runtime_properties;
 };

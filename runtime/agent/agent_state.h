@@ -9,6 +9,7 @@
 #include <cstdarg>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -16,6 +17,7 @@
 
 #include "rewriter/rewriter.h"
 #include "runtime/agent/agent_options.h"
+#include "runtime/agent/class_cache.h"
 
 namespace duplex::agent {
 
@@ -31,7 +33,10 @@ struct Stats {
   std::atomic<uint64_t> unchanged{0};  // went through the rewriter, nothing to instrument
   std::atomic<uint64_t> failed{0};     // could not be rewritten: loaded unchanged
   std::atomic<uint64_t> skipped{0};    // not selected (filters, JDK, runtime, unnamed)
-  std::atomic<uint64_t> total_ns{0};   // time spent in the rewriter, all classes
+  std::atomic<uint64_t> total_ns{0};   // time spent in the rewriter (and cache), all classes
+  std::atomic<uint64_t> cache_hits{0};    // classes whose rewrite came from cache=DIR
+  std::atomic<uint64_t> cache_misses{0};  // classes rewritten with cache=DIR (then stored)
+  std::atomic<uint64_t> cache_store_failures{0};
   std::atomic<uint64_t> max_ns{0};
   std::atomic<uint64_t> registered{0};  // classes whose site tables reached the runtime
   std::atomic<uint64_t> restored{0};    // classes retransformed back by stop
@@ -44,6 +49,7 @@ struct State {
   jvmtiEnv* jvmti = nullptr;
   AgentOptions options;
   RewriteOptions rewrite;
+  std::optional<ClassCache> cache;  // cache=DIR, when usable
 
   std::atomic<bool> live{false};     // VMInit done, runtime loaded: rewrite
   std::atomic<bool> stopped{false};  // stop requested: pass every class through unchanged

@@ -117,6 +117,38 @@ void restore(const std::string& name, std::span<const uint8_t> original, jint* n
   hand_over(name, *restored, new_len, new_data);
 }
 
+CachedRewrite as_cached(ClassRewrite&& r) {
+  return CachedRewrite{r.changed, std::move(r.class_name), std::move(r.bytes),
+                       std::move(r.site_tables)};
+}
+
+// The class's rewrite: from cache=DIR when it holds one for these bytes, else made (and then
+// stored there). A failed rewrite is not stored: it is tried, and logged, on every run.
+Result<CachedRewrite> rewrite_or_cached(const std::string& name, std::span<const uint8_t> bytes) {
+  State& s = state();
+  if (!s.cache) {
+    auto r = rewrite_class(bytes, s.rewrite);
+    if (!r) return r.error();
+    return as_cached(std::move(r.value()));
+  }
+  CacheKey key = s.cache->key_of(bytes);
+  if (auto hit = s.cache->load(key, bytes.size())) {
+    ++s.stats.cache_hits;
+    return std::move(*hit);
+  }
+  ++s.stats.cache_misses;
+  auto r = rewrite_class(bytes, s.rewrite);
+  if (!r) return r.error();
+  CachedRewrite made = as_cached(std::move(r.value()));
+  if (auto stored = s.cache->store(key, bytes.size(), made); !stored) {
+    // One line per run: a full disk should not flood stderr with a line per class.
+    if (s.stats.cache_store_failures++ == 0)
+      log_line("cache: cannot store %s (and perhaps others): %s", name.c_str(),
+               stored.error().message().c_str());
+  }
+  return made;
+}
+
 void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_name, jint len,
                const unsigned char* data, jint* new_len, unsigned char** new_data) {
   State& s = state();
@@ -144,7 +176,7 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
     return;
   }
   auto t0 = std::chrono::steady_clock::now();
-  auto result = rewrite_class(bytes, s.rewrite);
+  auto result = rewrite_or_cached(name, bytes);
   auto ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count());
@@ -155,7 +187,7 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
              result.error().message().c_str());
     return;
   }
-  ClassRewrite& r = result.value();
+  CachedRewrite& r = result.value();
   if (!r.changed || r.bytes.empty()) {
     ++s.stats.unchanged;
     if (log_on(LogLevel::kDebug)) log_line("nothing to instrument in %s", name.c_str());
