@@ -112,7 +112,7 @@ ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
     out.bytes = std::move(rewritten->bytes);
     rewritten->bytes = {};
     if (deflate) {
-      out.deflated = deflate_data(out.bytes);
+      out.deflated = deflate_data(out.bytes, options.deflate_level);
       out.bytes = {};
     }
   } else {

@@ -49,6 +49,8 @@ const char* const kInstrumentHelp =
     "  --jobs N              threads that rewrite and compress the classes of a jar\n"
     "                        (default: one per hardware thread); the output is the same\n"
     "                        for every N\n"
+    "  --deflate-level N     zlib level 0-9 of the rewritten classes in a jar (default 1:\n"
+    "                        fast; 6 writes about 10% fewer bytes, a third slower)\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
@@ -131,6 +133,11 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       auto n = parse_number(v, 1, 1024);
       if (!n) return "option --jobs needs a thread count (1 to 1024), not '" + v + "'";
       options.jobs = static_cast<unsigned>(*n);
+    } else if (arg == "--deflate-level") {
+      if (!value(v)) return "option --deflate-level needs a value";
+      auto n = parse_number(v, 0, 9);
+      if (!n) return "option --deflate-level needs a zlib level (0 to 9), not '" + v + "'";
+      options.deflate_level = static_cast<int>(*n);
     } else if (arg == "--allow-huge") {
       options.rewrite.respect_huge_method_limit = false;
     } else if (arg == "--runtime-class") {

@@ -121,6 +121,17 @@ if [ -f "$h2" ]; then
   echo "ok h2.jar ($(unzip -Z1 "$h2" | grep -c '\.class$') classes): --jobs 1 and 2 identical"
 fi
 
+# --deflate-level changes how the rewritten classes are compressed, never what they are.
+for level in 0 1 6 9; do
+  "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-l$level.jar" --quiet --deflate-level "$level"
+  (cd "$tmp" && rm -rf "unz-$level" && mkdir "unz-$level" && cd "unz-$level" && unzip -q "../mr-l$level.jar")
+done
+for level in 0 6 9; do
+  diff -r "$tmp/unz-1" "$tmp/unz-$level" >/dev/null || fail "--deflate-level $level: other entries than level 1"
+done
+[ "$(wc -c <"$tmp/mr-l0.jar")" -gt "$(wc -c <"$tmp/mr-l9.jar")" ] || fail "--deflate-level 0 is not larger than 9"
+echo "ok --deflate-level 0, 1, 6, 9: the same entries"
+
 # --- directory and single class ---
 "$duplex" instrument "$tmp/classes" -o "$tmp/dir-out" --quiet
 cmp -s "$tmp/classes/app/data.txt" "$tmp/dir-out/app/data.txt" || fail "directory resource changed"
@@ -159,6 +170,8 @@ bad 2 "$tmp/o3.jar" "$tmp/plain.jar" -o "$tmp/o3.jar" --bogus
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --jobs 0
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --caller-sampled-bytes many
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --caller-sampled-bytes 70000
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --deflate-level 10
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --deflate-level fast
 bad 2 "" "$tmp/plain.jar" -o
 bad 1 "$tmp/o4.jar" "$tmp/missing.jar" -o "$tmp/o4.jar"
 bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"
