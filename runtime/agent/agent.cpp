@@ -432,8 +432,7 @@ void open_cache(State& s) {
   auto cache = fingerprint ? ClassCache::open(s.options.cache_dir, *fingerprint)
                            : Result<ClassCache>(fingerprint.error());
   if (!cache) {
-    log_line("cache %s not used: %s", s.options.cache_dir.c_str(),
-             cache.error().message().c_str());
+    log_line("cache %s not used: %s", s.options.cache_dir.c_str(), cache.error().message().c_str());
     return;
   }
   s.cache = std::move(cache.value());

@@ -84,7 +84,9 @@ class EntryReader {
   bool ok_ = true;
 };
 
-CacheKey key_from(XXH128_hash_t h) { return {h.high64, h.low64}; }
+CacheKey key_from(XXH128_hash_t h) {
+  return {h.high64, h.low64};
+}
 
 std::string hex(uint64_t v) {
   static const char digits[] = "0123456789abcdef";
@@ -111,8 +113,8 @@ std::vector<uint8_t> encode_cache_entry(const CacheKey& key, uint64_t original_s
   return out;
 }
 
-std::optional<CachedRewrite> decode_cache_entry(std::span<const uint8_t> entry,
-                                                const CacheKey& key, uint64_t original_size) {
+std::optional<CachedRewrite> decode_cache_entry(std::span<const uint8_t> entry, const CacheKey& key,
+                                                uint64_t original_size) {
   if (entry.size() < sizeof kMagic + kChecksumSize) return std::nullopt;
   auto body = entry.first(entry.size() - kChecksumSize);
   EntryReader checksum(entry.last(kChecksumSize));

@@ -27,7 +27,7 @@ namespace duplex::agent {
 struct CachedRewrite {
   bool changed = false;  // false: the rewriter had nothing to instrument in the class
   std::string class_name;
-  std::vector<uint8_t> bytes;             // the rewritten class (empty when unchanged)
+  std::vector<uint8_t> bytes;            // the rewritten class (empty when unchanged)
   std::vector<std::string> site_tables;  // ClassRewrite::site_tables
 };
 
@@ -41,8 +41,8 @@ struct CacheKey {
 // for `key` (exposed for the unit tests).
 std::vector<uint8_t> encode_cache_entry(const CacheKey& key, uint64_t original_size,
                                         const CachedRewrite& rewrite);
-std::optional<CachedRewrite> decode_cache_entry(std::span<const uint8_t> entry,
-                                                const CacheKey& key, uint64_t original_size);
+std::optional<CachedRewrite> decode_cache_entry(std::span<const uint8_t> entry, const CacheKey& key,
+                                                uint64_t original_size);
 
 class ClassCache {
  public:

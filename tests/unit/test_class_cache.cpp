@@ -65,8 +65,8 @@ TEST_CASE("a cache entry for another key or size, cut short, extended or altered
   CHECK_FALSE(decode_cache_entry(entry, CacheKey{1, 3}, 100));
   CHECK_FALSE(decode_cache_entry(entry, CacheKey{0, 2}, 100));
   CHECK_FALSE(decode_cache_entry(entry, key, 101));
-  for (size_t n : {size_t{0}, size_t{7}, size_t{15}, size_t{40}, entry.size() / 2,
-                   entry.size() - 9, entry.size() - 1}) {
+  for (size_t n : {size_t{0}, size_t{7}, size_t{15}, size_t{40}, entry.size() / 2, entry.size() - 9,
+                   entry.size() - 1}) {
     CHECK_FALSE(decode_cache_entry(std::span(entry).first(n), key, 100));
   }
   std::vector<uint8_t> longer = entry;
@@ -74,7 +74,7 @@ TEST_CASE("a cache entry for another key or size, cut short, extended or altered
   CHECK_FALSE(decode_cache_entry(longer, key, 100));
   // Every byte matters: flipping any one bit anywhere is caught (by the checksum, or by the
   // checksum itself no longer matching).
-  for (size_t i = 0; i < entry.size(); i += entry.size() > 2000 ? 97 : 1) {
+  for (size_t i = 0; i<entry.size(); i += entry.size()> 2000 ? 97 : 1) {
     std::vector<uint8_t> altered = entry;
     altered[i] ^= 0x10;
     CHECK_FALSE(decode_cache_entry(altered, key, 100));
