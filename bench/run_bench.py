@@ -1409,8 +1409,9 @@ overheads and growth, of the percentages for overlap and hot-cover.
     if dm:
         rows.append(["duplex rewrite_class() full (both), h2.jar's classes in memory",
                      fmt_n(dm["classes"]), "%.3f s" % dm["best_s"], fmt_n(dm["classes_per_s"]),
-                     "warm, best pass, one thread (duplex-classfile-bench --mode rewrite-full), "
-                     "glibc malloc: the library's and the agent's allocator"])
+                     "warm, best pass, one thread (duplex-classfile-bench --mode rewrite-full; "
+                     "no site list, as in the duplex program and the agent), glibc malloc: the "
+                     "library's and the agent's allocator"])
     dt = tp.get("duplex_memory_tcmalloc")
     if dt:
         rows.append(["the same, with tcmalloc", fmt_n(dt["classes"]), "%.3f s" % dt["best_s"],
