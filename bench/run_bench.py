@@ -1502,9 +1502,10 @@ def repo_relative(text: str) -> str:
     return text.replace(str(benchlib.REPO) + "/", "")
 
 
-def agent_table(res, progs) -> str:
+def agent_table(res, progs, heading="\n## %s\n\n") -> str:
     """The agents against each other and against offline rewriting, with the agent's
-    transform time (first run, and with cache=DIR where measured); "" if none ran."""
+    transform time (first run, and with cache=DIR where measured), under `heading` (a format
+    for the title); "" if none ran."""
     if not any("agent-full@1000" in res[p]["cfg"] or "jacoco" in res[p]["cfg"] for p in progs):
         return ""
     cached = any("agent-cached@1000" in res[p]["cfg"] for p in progs)
@@ -1528,7 +1529,7 @@ def agent_table(res, progs) -> str:
     if cached:
         head += ["agent with cache=DIR", "its transform time", "of wall time",
                  "classes from the cache (min) / all"]
-    return ("\n## JVMTI agent against the JaCoCo 0.8.6 agent\n\n" + table(head, rows) +
+    return (heading % "JVMTI agent against the JaCoCo 0.8.6 agent" + table(head, rows) +
             ("\nWith cache=DIR: the same agent, the cache filled by one unmeasured run of the "
              "program before the measured ones (what every run after the first costs).\n"
              if cached else ""))
@@ -1585,9 +1586,7 @@ def supplement(raw, note: str = "") -> str:
     if variants:
         text += ("\n**Growth** (bytecode / class bytes, geometric mean): " +
                  ", ".join("%s %s" % (v, growth_cell(res, progs, v)) for v in variants) + "\n")
-    agents = agent_table(res, progs)
-    if agents:
-        text += "\n" + agents.replace("\n## ", "**", 1).replace("\n\n", "**\n\n", 1)
+    text += agent_table(res, progs, heading="\n**%s**\n\n")
     return text
 
 

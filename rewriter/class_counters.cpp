@@ -2,6 +2,7 @@
 
 #include "classfile/assembler.h"
 #include "classfile/opcodes.h"
+#include "rewriter/jdk_packages.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/value_insns.h"
 
@@ -18,16 +19,6 @@ constexpr uint16_t kMemberAccess = access::kPrivate | access::kStatic | access::
 constexpr int32_t kMaxSlots = 32767;
 // An ldc string holds at most 65535 bytes of modified UTF-8; longer tables are concatenated.
 constexpr size_t kPartBytes = 60000;
-
-// The counters are AtomicLongArrays, which run on java.lang, java.lang.invoke and
-// jdk.internal code: a rewritten JDK class among those would count inside its own counting.
-// JDK classes therefore keep the runtime calls (which take care never to recurse).
-bool is_jdk_core(std::string_view name) {
-  for (std::string_view p : {"java/", "jdk/", "sun/", "javax/", "com/sun/"}) {
-    if (name.substr(0, p.size()) == p) return true;
-  }
-  return false;
-}
 
 bool has_member(const ClassFile& cf, const std::vector<Member>& members, std::string_view name) {
   for (const Member& m : members) {
@@ -62,7 +53,10 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
   c.class_name_ = cf.name();
   c.runtime_class_ = std::string(runtime_class);
   c.major_version_ = cf.major_version;
-  c.usable_ = (cf.access_flags & access::kInterface) == 0 && !is_jdk_core(c.class_name_) &&
+  // The counters are AtomicLongArrays, which run on java.lang, java.lang.invoke and
+  // jdk.internal code: a rewritten JDK class among those would count inside its own counting.
+  // JDK classes therefore keep the runtime calls (which take care never to recurse).
+  c.usable_ = (cf.access_flags & access::kInterface) == 0 && !in_jdk_package(c.class_name_) &&
               !has_member(cf, cf.fields, kCountsField) && !has_member(cf, cf.methods, kCountsField);
   return c;
 }

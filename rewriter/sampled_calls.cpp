@@ -1,6 +1,7 @@
 #include "rewriter/sampled_calls.h"
 
 #include "classfile/opcodes.h"
+#include "rewriter/jdk_packages.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -12,12 +13,6 @@ constexpr uint8_t kRefInvokeVirtual = 5;
 constexpr uint8_t kRefInvokeStatic = 6;
 constexpr uint8_t kRefInvokeSpecial = 7;
 constexpr uint8_t kRefInvokeInterface = 9;
-
-// Classes no rewrite of an application touches: their methods have no sampled twins, and a
-// call through a method handle would only cost the sample time (and signature-polymorphic
-// methods such as MethodHandle.invoke cannot be called that way at all).
-constexpr std::string_view kNeverTwinned[] = {"java/", "javax/",   "jdk/",
-                                              "sun/",  "com/sun/", "duplex/runtime/"};
 
 uint8_t reference_kind(uint16_t opcode) {
   switch (opcode) {
@@ -75,10 +70,11 @@ Result<SampledCalls> SampledCalls::for_class(const ClassFile& cf, std::string_vi
 bool SampledCalls::eligible(const Insn& insn, std::string_view owner, std::string_view name,
                             bool interface_ref) const {
   if (name.empty() || name[0] == '<' || owner.empty() || owner[0] == '[') return false;
-  for (std::string_view prefix : kNeverTwinned) {
-    if (owner.substr(0, prefix.size()) == prefix) return false;
-  }
-  if (owner == runtime_class_) return false;
+  // Classes no rewrite of an application touches: their methods have no sampled twins, and a
+  // call through a method handle would only cost the sample time (and signature-polymorphic
+  // methods such as MethodHandle.invoke cannot be called that way at all).
+  if (in_jdk_package(owner) || owner.starts_with("duplex/runtime/") || owner == runtime_class_)
+    return false;
   // invokespecial names a private method of this class, or a superclass's method (a super
   // call, never sampled through: its twin would be the superclass's own).
   if (insn.opcode == op::kInvokespecial && owner != class_name_) return false;

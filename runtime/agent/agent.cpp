@@ -403,32 +403,19 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
   }
 }
 
-// Everything in the rewrite options that decides what a class becomes (the selection options
-// decide only which classes are rewritten, and a class's entry is only read for that class).
-std::string rewrite_fingerprint(const RewriteOptions& r) {
-  std::string f = "mode ";
-  f.append(mode_name(r.mode)).append("\ninstrumentations");
-  for (const auto& i : r.instrumentations) f.append(" ").append(i->name());
-  // Appends (not `+`): GCC 12 warns wrongly (-Wrestrict) on "literal" + std::string&&.
-  auto line = [&f](const char* what, uint64_t a, uint64_t b = 0) {
-    f.append("\n").append(what).append(" ").append(std::to_string(a)).append(" ");
-    f.append(std::to_string(b));
-  };
-  line("huge", r.huge_method_limit, r.respect_huge_method_limit);
-  line("inline", r.max_inline_size, r.freq_inline_size);
-  line("count_edges", r.count_edges);
-  line("clinit", r.register_sites_in_clinit);
-  line("outline", r.outline, r.hand_back);
-  line("flag", r.flag_check_max_bytes);
-  line("callers", r.caller_sampled_max_bytes);
-  f.append("\ncheck ").append(check_form_name(r.check));
-  f.append("\nruntime ").append(r.runtime_class).append("\n");
+// What decides the rewrite besides the class bytes: the agent's code (agent_fingerprint hashes
+// the library) and the options on_load copies into the rewrite options, which must all be
+// named here.
+std::string rewrite_fingerprint(const AgentOptions& o) {
+  std::string f = "mode ";  // appends, not `+`: GCC 12 warns wrongly (-Wrestrict) on those
+  f.append(o.mode_text).append("\nprofile ").append(o.profile_text);
+  f.append("\ncountEdges ").append(o.count_edges ? "true" : "false").append("\n");
   return f;
 }
 
 // cache=DIR: a cache that cannot be used is reported and left out; the JVM runs on.
 void open_cache(State& s) {
-  auto fingerprint = agent_fingerprint(rewrite_fingerprint(s.rewrite));
+  auto fingerprint = agent_fingerprint(rewrite_fingerprint(s.options));
   auto cache = fingerprint ? ClassCache::open(s.options.cache_dir, *fingerprint)
                            : Result<ClassCache>(fingerprint.error());
   if (!cache) {
@@ -445,6 +432,7 @@ jint on_load(JavaVM* vm, char* options) {
     std::fprintf(stderr, "%s\n", error.c_str());
     return JNI_ERR;
   }
+  // Every option copied into s.rewrite must be in rewrite_fingerprint (cache=DIR).
   s.rewrite.mode = s.options.mode;
   s.rewrite.count_edges = s.options.count_edges;
   s.rewrite.register_sites_in_clinit = false;  // the agent registers at ClassPrepare

@@ -1,88 +1,47 @@
 #include "runtime/agent/class_cache.h"
 
 #include <dlfcn.h>
-#include <sys/stat.h>
 #define XXH_STATIC_LINKING_ONLY  // XXH3_state_t on the stack
 #include <xxhash.h>
 
-#include <cstring>
+#include <algorithm>
 #include <filesystem>
 
 #include "classfile/archive.h"
+#include "classfile/bytes.h"
 
 namespace duplex::agent {
 namespace {
 
-// Entry layout (integers little-endian):
-//   magic "duplexc1", key (2 x u64), original size (u64), changed (u8),
-//   class name (u32 length + bytes), class bytes (u32 length + bytes),
-//   site tables (u32 count, each u32 length + bytes), XXH3-64 of everything before (u64).
-constexpr char kMagic[8] = {'d', 'u', 'p', 'l', 'e', 'x', 'c', '1'};
+// Entry layout (integers big-endian, as classfile/bytes.h reads and writes them):
+//   magic "duplexc1", key (2 x u8), original size (u8), changed (u1),
+//   class name (u4 length + bytes), class bytes (u4 length + bytes),
+//   site tables (u4 count, each u4 length + bytes), XXH3-64 of everything before (u8).
+constexpr std::string_view kMagic = "duplexc1";
 constexpr size_t kChecksumSize = 8;
 
-void put_u64(std::vector<uint8_t>& out, uint64_t v) {
-  for (int i = 0; i < 8; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+void put_u8(ByteWriter& out, uint64_t v) {
+  out.u4(static_cast<uint32_t>(v >> 32));
+  out.u4(static_cast<uint32_t>(v));
 }
 
-void put_u32(std::vector<uint8_t>& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out.push_back(static_cast<uint8_t>(v >> (8 * i)));
+uint64_t get_u8(ByteReader& in) {
+  uint64_t high = in.u4();
+  return high << 32 | in.u4();
 }
 
-void put_blob(std::vector<uint8_t>& out, std::span<const uint8_t> blob) {
-  put_u32(out, static_cast<uint32_t>(blob.size()));
-  out.insert(out.end(), blob.begin(), blob.end());
+void put_blob(ByteWriter& out, std::string_view blob) {
+  out.u4(static_cast<uint32_t>(blob.size()));
+  out.bytes(blob);
+}
+
+std::span<const uint8_t> get_blob(ByteReader& in) {
+  return in.bytes(in.u4());
 }
 
 std::span<const uint8_t> bytes_of(std::string_view s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
 }
-
-// Reads an entry front to back; any read past the end makes it fail for good.
-class EntryReader {
- public:
-  explicit EntryReader(std::span<const uint8_t> data) : data_(data) {}
-
-  bool ok() const { return ok_; }
-  bool at_end() const { return at_ == data_.size(); }
-
-  uint64_t u64() { return little_endian(8); }
-  uint32_t u32() { return static_cast<uint32_t>(little_endian(4)); }
-  uint8_t u8() { return static_cast<uint8_t>(little_endian(1)); }
-
-  std::span<const uint8_t> blob() {
-    uint32_t size = u32();
-    if (!ok_ || size > data_.size() - at_) {
-      ok_ = false;
-      return {};
-    }
-    auto out = data_.subspan(at_, size);
-    at_ += size;
-    return out;
-  }
-
-  bool magic() {
-    if (data_.size() < sizeof kMagic || std::memcmp(data_.data(), kMagic, sizeof kMagic) != 0)
-      return ok_ = false;
-    at_ = sizeof kMagic;
-    return true;
-  }
-
- private:
-  uint64_t little_endian(size_t n) {
-    if (!ok_ || n > data_.size() - at_) {
-      ok_ = false;
-      return 0;
-    }
-    uint64_t v = 0;
-    for (size_t i = 0; i < n; ++i) v |= static_cast<uint64_t>(data_[at_ + i]) << (8 * i);
-    at_ += n;
-    return v;
-  }
-
-  std::span<const uint8_t> data_;
-  size_t at_ = 0;
-  bool ok_ = true;
-};
 
 CacheKey key_from(XXH128_hash_t h) {
   return {h.high64, h.low64};
@@ -99,46 +58,49 @@ std::string hex(uint64_t v) {
 
 std::vector<uint8_t> encode_cache_entry(const CacheKey& key, uint64_t original_size,
                                         const CachedRewrite& rewrite) {
-  std::vector<uint8_t> out(kMagic, kMagic + sizeof kMagic);
+  ByteWriter out;
   out.reserve(64 + rewrite.class_name.size() + rewrite.bytes.size());
-  put_u64(out, key.high);
-  put_u64(out, key.low);
-  put_u64(out, original_size);
-  out.push_back(rewrite.changed ? 1 : 0);
-  put_blob(out, bytes_of(rewrite.class_name));
-  put_blob(out, rewrite.bytes);
-  put_u32(out, static_cast<uint32_t>(rewrite.site_tables.size()));
-  for (const std::string& table : rewrite.site_tables) put_blob(out, bytes_of(table));
-  put_u64(out, XXH3_64bits(out.data(), out.size()));
-  return out;
+  out.bytes(kMagic);
+  put_u8(out, key.high);
+  put_u8(out, key.low);
+  put_u8(out, original_size);
+  out.u1(rewrite.changed ? 1 : 0);
+  put_blob(out, rewrite.class_name);
+  out.u4(static_cast<uint32_t>(rewrite.bytes.size()));
+  out.bytes(rewrite.bytes);
+  out.u4(static_cast<uint32_t>(rewrite.site_tables.size()));
+  for (const std::string& table : rewrite.site_tables) put_blob(out, table);
+  put_u8(out, XXH3_64bits(out.view().data(), out.size()));
+  return out.take();
 }
 
 std::optional<CachedRewrite> decode_cache_entry(std::span<const uint8_t> entry, const CacheKey& key,
                                                 uint64_t original_size) {
-  if (entry.size() < sizeof kMagic + kChecksumSize) return std::nullopt;
+  if (entry.size() < kMagic.size() + kChecksumSize) return std::nullopt;
   auto body = entry.first(entry.size() - kChecksumSize);
-  EntryReader checksum(entry.last(kChecksumSize));
-  if (checksum.u64() != XXH3_64bits(body.data(), body.size())) return std::nullopt;
-  EntryReader r(body);
-  if (!r.magic()) return std::nullopt;
-  CacheKey stored{r.u64(), r.u64()};
-  if (stored != key || r.u64() != original_size) return std::nullopt;
-  CachedRewrite out;
-  uint8_t changed = r.u8();
-  auto name = r.blob();
-  auto bytes = r.blob();
-  uint32_t tables = r.u32();
+  ByteReader checksum(entry.last(kChecksumSize));
+  if (get_u8(checksum) != XXH3_64bits(body.data(), body.size())) return std::nullopt;
+  ByteReader r(body);
+  auto magic = r.bytes(kMagic.size());
+  if (!std::equal(magic.begin(), magic.end(), kMagic.begin(), kMagic.end())) return std::nullopt;
+  CacheKey stored{get_u8(r), get_u8(r)};
+  if (stored != key || get_u8(r) != original_size) return std::nullopt;
+  uint8_t changed = r.u1();
+  auto name = get_blob(r);
+  auto bytes = get_blob(r);
+  uint32_t tables = r.u4();
   // Each table takes at least its 4-byte length: a count past that is corrupt, not a reason
   // to reserve gigabytes.
-  if (!r.ok() || changed > 1 || tables > body.size() / 4) return std::nullopt;
+  if (r.failed() || changed > 1 || tables > body.size() / 4) return std::nullopt;
+  CachedRewrite out;
   out.changed = changed == 1;
   out.class_name.assign(name.begin(), name.end());
   out.bytes.assign(bytes.begin(), bytes.end());
-  for (uint32_t i = 0; i < tables && r.ok(); ++i) {
-    auto table = r.blob();
+  for (uint32_t i = 0; i < tables && !r.failed(); ++i) {
+    auto table = get_blob(r);
     out.site_tables.emplace_back(table.begin(), table.end());
   }
-  if (!r.ok() || !r.at_end()) return std::nullopt;
+  if (r.failed() || !r.rest().empty()) return std::nullopt;
   return out;
 }
 
@@ -176,10 +138,7 @@ std::string ClassCache::path_of(const CacheKey& key) const {
 }
 
 std::optional<CachedRewrite> ClassCache::load(const CacheKey& key, uint64_t original_size) const {
-  std::string path = path_of(key);
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0) return std::nullopt;  // the common miss: no file
-  auto data = read_file(path);
+  auto data = read_file(path_of(key));  // a miss when there is no such file
   if (!data) return std::nullopt;
   return decode_cache_entry(*data, key, original_size);
 }

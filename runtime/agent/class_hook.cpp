@@ -9,6 +9,7 @@
 
 #include "classfile/class_file.h"
 #include "lib/duplex/instrument.h"
+#include "rewriter/jdk_packages.h"
 #include "rewriter/restore.h"
 #include "runtime/agent/agent_state.h"
 
@@ -24,9 +25,6 @@ constexpr const char* kNeverRewrite[] = {
     "sun/",
     "duplex/runtime/",
 };
-
-// Packages only the JDK defines; with jdk=false they are left alone whoever loads them.
-constexpr const char* kJdkPackages[] = {"java/", "javax/", "jdk/", "sun/", "com/sun/"};
 
 bool starts_with_any(const std::string& name, std::span<const char* const> prefixes) {
   for (const char* p : prefixes) {
@@ -44,7 +42,8 @@ const char* rejection(JNIEnv* jni, const std::string& name, jobject loader) {
     if (s.platform_loader && jni->IsSameObject(loader, s.platform_loader)) {
       return "platform class (jdk=false)";
     }
-    if (starts_with_any(name, kJdkPackages)) return "JDK package (jdk=false)";
+    // Packages only the JDK defines: left alone whoever loads them.
+    if (in_jdk_package(name)) return "JDK package (jdk=false)";
   }
   std::string dotted = name;
   for (char& c : dotted) {
@@ -126,21 +125,20 @@ CachedRewrite as_cached(ClassRewrite&& r) {
 // stored there). A failed rewrite is not stored: it is tried, and logged, on every run.
 Result<CachedRewrite> rewrite_or_cached(const std::string& name, std::span<const uint8_t> bytes) {
   State& s = state();
-  if (!s.cache) {
-    auto r = rewrite_class(bytes, s.rewrite);
-    if (!r) return r.error();
-    return as_cached(std::move(r.value()));
+  std::optional<CacheKey> key;
+  if (s.cache) {
+    key = s.cache->key_of(bytes);
+    if (auto hit = s.cache->load(*key, bytes.size())) {
+      ++s.stats.cache_hits;
+      return std::move(*hit);
+    }
+    ++s.stats.cache_misses;
   }
-  CacheKey key = s.cache->key_of(bytes);
-  if (auto hit = s.cache->load(key, bytes.size())) {
-    ++s.stats.cache_hits;
-    return std::move(*hit);
-  }
-  ++s.stats.cache_misses;
   auto r = rewrite_class(bytes, s.rewrite);
   if (!r) return r.error();
   CachedRewrite made = as_cached(std::move(r.value()));
-  if (auto stored = s.cache->store(key, bytes.size(), made); !stored) {
+  if (!key) return made;
+  if (auto stored = s.cache->store(*key, bytes.size(), made); !stored) {
     // One line per run: a full disk should not flood stderr with a line per class.
     if (s.stats.cache_store_failures++ == 0)
       log_line("cache: cannot store %s (and perhaps others): %s", name.c_str(),
