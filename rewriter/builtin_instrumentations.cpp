@@ -1,10 +1,12 @@
 // The two instrumentations of the paper: call-edge and field-access counts.
+#include <array>
 #include <charconv>
 #include <string>
 
 #include "classfile/opcodes.h"
 #include "rewriter/instrumentation.h"
 #include "rewriter/runtime_api.h"
+#include "rewriter/scratch.h"
 
 namespace duplex {
 namespace {
@@ -91,7 +93,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // The source line of each instruction in turn (-1 where unknown), from the labels passed.
   class LineTracker {
    public:
-    explicit LineTracker(const CodeIR& code) {
+    explicit LineTracker(const CodeIR& code) : table_(spare()) {
       if (code.line_numbers.empty()) return;
       line_of_label_.assign(code.labels.size(), -1);
       for (const LineNumber& ln : code.line_numbers) {
@@ -107,7 +109,14 @@ class CallEdgeInstrumentation final : public Instrumentation {
     int32_t current() const { return current_; }
 
    private:
-    std::vector<int32_t> line_of_label_;
+    // The table is a per-thread buffer (rewriter/scratch.h): one per method otherwise.
+    static std::vector<int32_t>& spare() {
+      thread_local std::vector<int32_t> table;
+      return table;
+    }
+
+    scratch::Borrowed<int32_t> table_;
+    std::vector<int32_t>& line_of_label_ = table_.vec;
     int32_t current_ = -1;
   };
 
@@ -130,15 +139,17 @@ class CallEdgeInstrumentation final : public Instrumentation {
     auto ref = m.cls.pool.member_ref(static_cast<uint32_t>(invoke.a));
     if (!ref) return Error::plain("bad invoke operand");
     // [.., receiver, args]: the arguments wait in scratch locals while a copy of the
-    // receiver goes to the runtime with the key, then come back.
-    std::vector<char> kinds = argument_kinds(ref->descriptor);
-    std::vector<uint16_t> slots;
-    for (char k : kinds) {
-      auto t = out.temp_local(k == 'J' || k == 'D' ? 2 : 1);
+    // receiver goes to the runtime with the key, then come back. A descriptor has at most 255
+    // parameter slots, so fixed arrays hold them (no allocation per call site).
+    std::array<char, 256> kinds;
+    std::array<uint16_t, 256> slots;
+    size_t count = argument_kinds(ref->descriptor, kinds);
+    for (size_t i = 0; i < count; ++i) {
+      auto t = out.temp_local(kinds[i] == 'J' || kinds[i] == 'D' ? 2 : 1);
       if (!t) return t.error();
-      slots.push_back(*t);
+      slots[i] = *t;
     }
-    for (size_t i = kinds.size(); i-- > 0;) out.raw(local_op(true, kinds[i], slots[i]));
+    for (size_t i = count; i-- > 0;) out.raw(local_op(true, kinds[i], slots[i]));
     out.raw(Insn::make(op::kDup));
     if (auto s = out.push_string(site.target); !s) return s;
     if (auto s =
@@ -146,29 +157,30 @@ class CallEdgeInstrumentation final : public Instrumentation {
         !s) {
       return s;
     }
-    for (size_t i = 0; i < kinds.size(); ++i) out.raw(local_op(false, kinds[i], slots[i]));
+    for (size_t i = 0; i < count; ++i) out.raw(local_op(false, kinds[i], slots[i]));
     return Ok{};
   }
 
-  // One letter per parameter: I (int-like), J, F, D or A (reference).
-  static std::vector<char> argument_kinds(std::string_view d) {
-    std::vector<char> kinds;
+  // One letter per parameter into `kinds`: I (int-like), J, F, D or A (reference); returns how
+  // many (at most kinds.size(): a longer list is cut, which a class the JVM accepts never has).
+  static size_t argument_kinds(std::string_view d, std::array<char, 256>& kinds) {
+    size_t n = 0;
     size_t i = d.find('(') + 1;
-    while (i < d.size() && d[i] != ')') {
+    while (i < d.size() && d[i] != ')' && n < kinds.size()) {
       char c = d[i];
       if (c == 'L') {
         i = d.find(';', i) + 1;
-        kinds.push_back('A');
+        kinds[n++] = 'A';
       } else if (c == '[') {
         while (d[i] == '[') ++i;
         i = d[i] == 'L' ? d.find(';', i) + 1 : i + 1;
-        kinds.push_back('A');
+        kinds[n++] = 'A';
       } else {
-        kinds.push_back(c == 'J' || c == 'D' || c == 'F' ? c : 'I');
+        kinds[n++] = c == 'J' || c == 'D' || c == 'F' ? c : 'I';
         ++i;
       }
     }
-    return kinds;
+    return n;
   }
 
   static Insn local_op(bool store, char kind, uint16_t slot) {

@@ -5,10 +5,13 @@
 // checks on back edges (plus the entry) bound the work between two checks.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "classfile/code_ir.h"
+#include "rewriter/scratch.h"
 
 namespace duplex {
 
@@ -31,15 +34,30 @@ struct BasicBlock {
   uint32_t begin = 0;      // first insn index (may be a label)
   uint32_t end = 0;        // one past the last insn index
   int32_t last_real = -1;  // index of the last real instruction, -1 if none
-  std::vector<CfgEdge> succs;
+  // The block's edges, a slice of Cfg::edges starting at first_edge: the fall-through, then
+  // the branch or switch targets (the default first), then the exception edges in
+  // exception-table order.
+  std::span<const CfgEdge> succs;
+  uint32_t first_edge = 0;
   bool reachable = false;
 };
 
+// Every method rewrite builds a Cfg, so its buffers are reused: build_cfg takes the calling
+// thread's spare buffers and ~Cfg gives them back (rewriter/scratch.h).
 struct Cfg {
   std::vector<BasicBlock> blocks;
+  std::vector<CfgEdge> edges;            // all blocks' succs, block after block
   std::vector<uint32_t> block_of_insn;   // by insn index
   std::vector<int32_t> label_position;   // by LabelId: insn index of its mark, -1 if unplaced
   std::vector<uint8_t> label_is_target;  // by LabelId: branch/switch target or handler
+
+  Cfg() = default;
+  // The blocks' succs point into `edges`: a copy would point into the original's.
+  Cfg(const Cfg&) = delete;
+  Cfg& operator=(const Cfg&) = delete;
+  Cfg(Cfg&&) = default;
+  Cfg& operator=(Cfg&&) = default;
+  ~Cfg();
 
   uint32_t block_of_label(LabelId label) const {
     return block_of_insn[static_cast<size_t>(label_position[label])];

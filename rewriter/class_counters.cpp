@@ -1,5 +1,7 @@
 #include "rewriter/class_counters.h"
 
+#include <functional>
+
 #include "classfile/assembler.h"
 #include "classfile/opcodes.h"
 #include "rewriter/jdk_packages.h"
@@ -61,15 +63,45 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
   return c;
 }
 
+namespace {
+
+size_t hash_of(char kind, std::string_view key) {
+  return std::hash<std::string_view>{}(key)*31 + static_cast<unsigned char>(kind);
+}
+
+}  // namespace
+
+bool ClassCounters::line_is(const Line& line, char kind, std::string_view key) const {
+  std::string_view text(lines_.data() + line.offset, line.length);
+  return text.size() == key.size() + 2 && text[0] == kind && text.substr(2) == key;
+}
+
+void ClassCounters::grow_index() {
+  index_.assign(index_.empty() ? 64 : index_.size() * 2, 0);
+  const size_t mask = index_.size() - 1;
+  for (int32_t s = 0; s < slot_count_; ++s) {
+    const Line& line = lines_by_slot_[static_cast<size_t>(s)];
+    std::string_view text(lines_.data() + line.offset, line.length);
+    size_t at = hash_of(text[0], text.substr(2)) & mask;
+    while (index_[at] != 0) at = (at + 1) & mask;
+    index_[at] = s + 1;
+  }
+}
+
 int32_t ClassCounters::slot(char kind, std::string_view key) {
-  lookup_.assign(1, kind).push_back(' ');
-  lookup_.append(key);
-  auto it = slots_.find(lookup_);
-  if (it != slots_.end()) return it->second;
-  if (static_cast<int32_t>(keys_.size()) >= kMaxSlots) return -1;
-  auto s = static_cast<int32_t>(keys_.size());
-  slots_.emplace(keys_.emplace_back(lookup_), s);
-  return s;
+  if (static_cast<size_t>(slot_count_) * 2 >= index_.size()) grow_index();
+  const size_t mask = index_.size() - 1;
+  size_t at = hash_of(kind, key) & mask;
+  for (; index_[at] != 0; at = (at + 1) & mask) {
+    int32_t s = index_[at] - 1;
+    if (line_is(lines_by_slot_[static_cast<size_t>(s)], kind, key)) return s;
+  }
+  if (slot_count_ >= kMaxSlots) return -1;
+  Line line{static_cast<uint32_t>(lines_.size()), static_cast<uint32_t>(key.size() + 2)};
+  lines_.append(1, kind).append(1, ' ').append(key).push_back('\n');
+  lines_by_slot_.push_back(line);
+  index_[at] = ++slot_count_;
+  return slot_count_ - 1;
 }
 
 Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
@@ -89,13 +121,11 @@ Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_
 }
 
 std::string ClassCounters::table() const {
-  std::string t = "duplex-counters 1\nclass " + class_name_ + "\n";
-  for (const std::string& k : keys_) t.append(k).push_back('\n');
-  return t;
+  return "duplex-counters 1\nclass " + class_name_ + "\n" + lines_;
 }
 
 Status ClassCounters::install(ClassFile& cf) const {
-  if (!usable_ || keys_.empty()) return Ok{};
+  if (!usable_ || slot_count_ == 0) return Ok{};
   ConstantPool& pool = cf.pool;
   auto field = pool.add_fieldref(class_name_, kCountsField, kCountsDesc);
   auto create =

@@ -17,10 +17,8 @@
 #pragma once
 
 #include <cstdint>
-#include <deque>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "classfile/class_file.h"
@@ -36,13 +34,9 @@ class ClassCounters {
   // Usable for a class (not an interface) that has no member of that name yet.
   static ClassCounters for_class(const ClassFile& cf, std::string_view runtime_class);
   ClassCounters() = default;
-  ClassCounters(ClassCounters&&) = default;  // a deque's elements stay where they are
-  ClassCounters& operator=(ClassCounters&&) = default;
-  ClassCounters(const ClassCounters&) = delete;  // slots_ views keys_
-  ClassCounters& operator=(const ClassCounters&) = delete;
 
   bool usable() const { return usable_; }
-  bool empty() const { return keys_.empty(); }
+  bool empty() const { return slot_count_ == 0; }
 
   // Appends `counts().getAndIncrement(slot)` for `key` of `kind` ('r' field read, 'w' field
   // write, 's' static
@@ -54,17 +48,29 @@ class ClassCounters {
   Status install(ClassFile& cf) const;
 
  private:
+  // A slot's line in lines_: `kind key`, at [offset, offset + length).
+  struct Line {
+    uint32_t offset = 0;
+    uint32_t length = 0;
+  };
+
   int32_t slot(char kind, std::string_view key);
+  bool line_is(const Line& line, char kind, std::string_view key) const;
+  void grow_index();
   std::string table() const;
 
   bool usable_ = false;
   std::string class_name_;
   std::string runtime_class_;
   uint16_t major_version_ = 0;
-  // kind + ' ' + key -> slot, the views into keys_ (a deque: its strings never move).
-  std::unordered_map<std::string_view, int32_t> slots_;
-  std::deque<std::string> keys_;  // by slot
-  std::string lookup_;            // slot's key being looked up (kept: no allocation per look)
+  // The slots' lines in slot order, each ended by '\n': the table's body as the runtime reads
+  // it. One string for all of a class's keys, so a new slot allocates nothing most of the time.
+  std::string lines_;
+  std::vector<Line> lines_by_slot_;
+  // Open addressing over lines_by_slot_: slot + 1 by hash of (kind, key), 0 for empty. Its
+  // size is a power of two, at least twice the slot count.
+  std::vector<int32_t> index_;
+  int32_t slot_count_ = 0;
 };
 
 }  // namespace duplex

@@ -48,13 +48,6 @@ Status add_method(ClassFile& cf, AddedMethod& added) {
   return Ok{};
 }
 
-bool walks_stack(const RewriteOptions& options) {
-  for (const auto& i : options.instrumentations) {
-    if (i->name() == "call-edge-stack") return true;
-  }
-  return false;
-}
-
 bool is_runtime_class(const std::string& name) {
   return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
 }
@@ -154,10 +147,12 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     if (!calls) return calls.error().in(result.class_name);
     sampled_calls.emplace(std::move(calls.value()));
   }
+  // Only edges found on the stack (call-edge-stack) map a caller's bci through the tables.
+  const bool record_calls = walks_stack(options);
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
     MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters,
-                                           sampled_calls ? &*sampled_calls : nullptr);
+                                           sampled_calls ? &*sampled_calls : nullptr, record_calls);
     // One malformed method and the JVM refuses the class (at definition or verification):
     // it is left exactly as it is, so that it fails just as it would without duplex.
     if (outcome.malformed) return std::move(*outcome.malformed);
@@ -180,8 +175,6 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.methods.push_back(std::move(outcome.report));
   }
   if (!result.changed) return result;
-  // Only edges found on the stack (call-edge-stack) map a caller's bci through the tables.
-  if (!walks_stack(options)) calls.clear();
   for (AddedMethod& twin : added) {
     if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
   }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "classfile/code_ir.h"
@@ -13,14 +14,42 @@ namespace duplex {
 
 class SampledCalls;
 
+// A flag per edge of a Cfg, read as flags[block][successor index]. One array in Cfg::edges
+// order rather than a vector per block: plans are made for every method rewritten.
+class EdgeFlags {
+ public:
+  EdgeFlags() = default;
+  explicit EdgeFlags(const Cfg& cfg) : cfg_(&cfg), flags_(cfg.edges.size(), 0) {}
+
+  std::span<uint8_t> operator[](size_t block) {
+    const BasicBlock& b = cfg_->blocks[block];
+    return std::span(flags_).subspan(b.first_edge, b.succs.size());
+  }
+  std::span<const uint8_t> operator[](size_t block) const {
+    const BasicBlock& b = cfg_->blocks[block];
+    return std::span(flags_).subspan(b.first_edge, b.succs.size());
+  }
+  // Some edge has its flag set.
+  bool any() const {
+    for (uint8_t f : flags_) {
+      if (f) return true;
+    }
+    return false;
+  }
+
+ private:
+  const Cfg* cfg_ = nullptr;
+  std::vector<uint8_t> flags_;
+};
+
 struct DupPlan {
   std::vector<uint8_t> kept;  // by block: has a copy in the duplicated code
   bool entry_check = false;
   // By block, by successor index: the checking-code edge carries a check into the copy of
   // its target.
-  std::vector<std::vector<uint8_t>> check_edge;
-  // The same shape: the edge counts one back edge (test option count_edges).
-  std::vector<std::vector<uint8_t>> count_edge;
+  EdgeFlags check_edge;
+  // The edge counts one back edge (test option count_edges).
+  EdgeFlags count_edge;
   // A small loop-free method (RewriteOptions::flag_check_max_bytes): its checks read the
   // runtime's `sampling` flag, which the duplicated code of a sampled caller sets around its
   // calls, instead of decrementing the counter (see rewriter/check_emitter.h).

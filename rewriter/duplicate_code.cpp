@@ -4,8 +4,9 @@
 #include <algorithm>
 #include <map>
 #include <optional>
-#include <set>
-#include <tuple>
+#include <span>
+#include <utility>
+#include <vector>
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
@@ -19,6 +20,28 @@
 
 namespace duplex {
 namespace {
+
+struct Trampoline {
+  LabelId label;
+  LabelId fallback;    // the original target in the checking code
+  LabelId dup_target;  // kNoLabel: no check, count only
+  bool count;
+  uint32_t to_block;  // the edge's target
+};
+
+// The duplicator's tables, kept from method to method on each thread (see scratch:: in
+// rewriter/cfg.h): a rewrite runs the duplicator once or twice per method.
+struct DuplicatorSpares {
+  std::vector<LabelId> dup_label, check_start, dup_start, exception_trampoline, edge_trampoline;
+  std::vector<std::pair<uint32_t, uint32_t>> redirected;
+  std::vector<uint8_t> jumped_to_handler;
+  std::vector<Trampoline> trampolines;
+};
+
+DuplicatorSpares& duplicator_spares() {
+  thread_local DuplicatorSpares s;
+  return s;
+}
 
 class Duplicator {
  public:
@@ -34,7 +57,12 @@ class Duplicator {
         with_events_(with_events),
         count_edges_(count_edges),
         outline_(outline),
-        check_form_(check_form) {}
+        check_form_(check_form) {
+    swap_tables(/*take=*/true);
+  }
+  ~Duplicator() { swap_tables(/*take=*/false); }
+  Duplicator(const Duplicator&) = delete;
+  Duplicator& operator=(const Duplicator&) = delete;
 
   Result<TransformedCode> run() {
     copy_only_ = twin_reaches_no_checking_code();
@@ -60,33 +88,64 @@ class Duplicator {
   }
 
  private:
-  struct Trampoline {
-    LabelId label;
-    LabelId fallback;    // the original target in the checking code
-    LabelId dup_target;  // kNoLabel: no check, count only
-    bool count;
-    uint32_t to_block;  // the edge's target
-  };
-
   // ---- setup ----
+
+  // Takes the tables' buffers from the thread's spares, or gives them back.
+  void swap_tables(bool take) {
+    DuplicatorSpares& s = duplicator_spares();
+    auto exchange = [take](auto& table, auto& spare) {
+      if (take) {
+        scratch::take(table, spare);
+      } else {
+        scratch::give_back(table, spare);
+      }
+    };
+    exchange(dup_label_, s.dup_label);
+    exchange(check_start_, s.check_start);
+    exchange(dup_start_, s.dup_start);
+    exchange(exception_trampoline_, s.exception_trampoline);
+    exchange(edge_trampoline_, s.edge_trampoline);
+    exchange(redirected_, s.redirected);
+    exchange(jumped_to_handler_, s.jumped_to_handler);
+    exchange(trampolines_, s.trampolines);
+  }
 
   void init_output() {
     out_.max_stack = src_.max_stack;
     out_.max_locals = src_.max_locals;
-    out_.switches = src_.switches;
+    copy_table(out_.switches, src_.switches, true);
+    // Room for the labels this adds, so that new_label never moves the frames.
+    out_.labels.reserve(label_bound());
     out_.labels = src_.labels;
     // A twin without checking code keeps only the copy's lines and locals (copy_debug_tables);
     // the type annotations name instructions of the checking code.
+    copy_table(out_.line_numbers, src_.line_numbers, !copy_only_);
+    copy_table(out_.local_variables, src_.local_variables, !copy_only_);
+    copy_table(out_.local_variable_types, src_.local_variable_types, !copy_only_);
     if (!copy_only_) {
-      out_.line_numbers = src_.line_numbers;
-      out_.local_variables = src_.local_variables;
-      out_.local_variable_types = src_.local_variable_types;
       out_.visible_type_annotations = src_.visible_type_annotations;
       out_.invisible_type_annotations = src_.invisible_type_annotations;
     }
     out_.unknown_attributes = src_.unknown_attributes;
     out_.had_stack_map_table = src_.had_stack_map_table;
     out_.insns.reserve(src_.insns.size() * 2 + 16);
+  }
+
+  // Copies `from` into `to` if `copy`, with room for the duplicated code's copies of the
+  // entries (copy_debug_tables, retarget_dup_branch) so that appending them moves nothing.
+  template <class T>
+  void copy_table(std::vector<T>& to, const std::vector<T>& from, bool copy) {
+    to.reserve((copy ? from.size() : 0) + (checking_only() ? 0 : from.size()));
+    if (copy) to.assign(from.begin(), from.end());
+  }
+
+  // At most: a copy of each label, a start per block in each code, one trampoline per edge
+  // and code, a handler stub per exception-table entry, the few labels of an outline's entries
+  // and the odd ones (entries, ends).
+  size_t label_bound() const {
+    size_t outline = outline_.layout ? 6 * outline_.layout->entries.size() : 0;
+    return 2 * src_.labels.size() + 2 * cfg_.blocks.size() + 2 * cfg_.edges.size() +
+           src_.try_catches.size() + outline + 8;
   }
 
   Status make_runtime_calls() {
@@ -142,29 +201,23 @@ class Duplicator {
     return false;
   }
 
-  bool has_edge_checks() const {
-    for (const auto& edges : plan_.check_edge) {
-      for (auto c : edges) {
-        if (c) return true;
-      }
-    }
-    return false;
-  }
+  bool has_edge_checks() const { return plan_.check_edge.any(); }
 
   bool uses_frames() const { return m_.context.major_version >= 50; }
 
-  std::optional<Frame> frame_of(LabelId l) const {
-    if (l == kNoLabel || l >= src_.labels.size()) return std::nullopt;
-    return src_.labels[l].frame;
+  // Frames by pointer into the original code: most uses only test or copy them once.
+  const Frame* frame_of(LabelId l) const {
+    if (l == kNoLabel || l >= src_.labels.size() || !src_.labels[l].frame) return nullptr;
+    return &*src_.labels[l].frame;
   }
 
   // The frame of the first framed label in the leading label run of block b.
-  std::optional<Frame> block_entry_frame(uint32_t b) const {
+  const Frame* block_entry_frame(uint32_t b) const {
     const BasicBlock& block = cfg_.blocks[b];
     for (uint32_t i = block.begin; i < block.end && src_.insns[i].is_label(); ++i) {
-      if (auto f = frame_of(src_.insns[i].label())) return f;
+      if (const Frame* f = frame_of(src_.insns[i].label())) return f;
     }
-    return std::nullopt;
+    return nullptr;
   }
 
   // Dup copies of labels, block-start labels in both codes, the duplicated entry.
@@ -193,8 +246,9 @@ class Duplicator {
     dup_entry_ = has_entry_events_ ? out_.new_label() : (blocks ? dup_start_[0] : kNoLabel);
   }
 
-  std::optional<Frame> remap(std::optional<Frame> f) const {
-    if (!f) return f;
+  std::optional<Frame> remap(const Frame* original) const {
+    if (!original) return std::nullopt;
+    std::optional<Frame> f = *original;
     for (auto* list : {&f->locals, &f->stack}) {
       for (VType& v : *list) {
         if (v.tag == VTag::kUninitialized && v.data < dup_label_.size() &&
@@ -248,34 +302,40 @@ class Duplicator {
   // Jump targets stay after it: a loop back to offset 0 must not pass the entry check.
   // Labels that name an instruction (a `new` in Uninitialized types, a type annotation's
   // target) must stay with it.
-  std::vector<uint8_t> labels_naming_insns() const {
-    std::vector<uint8_t> pinned(src_.labels.size(), 0);
+  void emit_leading_labels() {
+    if (cfg_.blocks.empty()) return;
+    uint32_t end = cfg_.blocks[0].begin;
+    while (end < cfg_.blocks[0].end && src_.insns[end].is_label() &&
+           !cfg_.label_is_target[src_.insns[end].label()]) {
+      ++end;
+    }
+    if (end == cfg_.blocks[0].begin) return;
+    end = first_insn_named_by_label(end);
+    out_.insns.insert(out_.insns.end(), src_.insns.begin() + cfg_.blocks[0].begin,
+                      src_.insns.begin() + end);
+    if (end > cfg_.blocks[0].begin) leading_labels_ = end;
+  }
+
+  // The first insn index below `limit` holding a label that names an instruction, or `limit`.
+  uint32_t first_insn_named_by_label(uint32_t limit) const {
+    uint32_t first = limit;
+    auto name = [&](LabelId l) {
+      if (l >= cfg_.label_position.size()) return;
+      int32_t at = cfg_.label_position[l];
+      if (at >= 0 && static_cast<uint32_t>(at) < first) first = static_cast<uint32_t>(at);
+    };
     for (const LabelInfo& info : src_.labels) {
       if (!info.frame) continue;
       for (const auto* list : {&info.frame->locals, &info.frame->stack}) {
         for (const VType& v : *list) {
-          if (v.tag == VTag::kUninitialized && v.data < pinned.size()) pinned[v.data] = 1;
+          if (v.tag == VTag::kUninitialized) name(v.data);
         }
       }
     }
     for (const auto* annos : {&src_.visible_type_annotations, &src_.invisible_type_annotations}) {
-      for (const CodeTypeAnnotationIR& a : *annos) {
-        if (a.insn < pinned.size()) pinned[a.insn] = 1;
-      }
+      for (const CodeTypeAnnotationIR& a : *annos) name(a.insn);
     }
-    return pinned;
-  }
-
-  void emit_leading_labels() {
-    if (cfg_.blocks.empty()) return;
-    std::vector<uint8_t> pinned = labels_naming_insns();
-    for (uint32_t i = cfg_.blocks[0].begin; i < cfg_.blocks[0].end && src_.insns[i].is_label();
-         ++i) {
-      LabelId l = src_.insns[i].label();
-      if (cfg_.label_is_target[l] || pinned[l]) break;
-      out_.insns.push_back(src_.insns[i]);
-      leading_labels_ = i + 1;
-    }
+    return first;
   }
 
   bool edge_has_action(uint32_t b, size_t e) const {
@@ -285,22 +345,28 @@ class Duplicator {
   // The check (and count) of edge e of block b, out of line: `check; ifne copy; goto target`.
   // One per edge, shared by the checking code and the duplicated code: a back edge taken in
   // the copy passes the same check, so at interval 1 every iteration is sampled.
-  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, std::optional<Frame> frame,
+  LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, const Frame* frame,
                           bool from_copy = false) {
     // Where the copy's back edges rejoin a checking copy that runs on after a sample (a twin
     // that does not hand back), they get trampolines of their own: a shared one would merge
     // the sampled path into the hot back edge before its jump to the loop header.
     bool own = from_copy && twin_side() && !outline_.hand_back;
-    auto [it, fresh] = edge_trampoline_.try_emplace({b, e, own}, kNoLabel);
-    if (!fresh) return it->second;
+    LabelId& label = trampoline_of(b, e, own);
+    if (label != kNoLabel) return label;
     const CfgEdge& edge = cfg_.blocks[b].succs[e];
     Trampoline t{out_.new_label(), fallback,
                  plan_.check_edge[b][e] ? sample_target(static_cast<int32_t>(edge.to)) : kNoLabel,
                  plan_.count_edge[b][e] != 0, edge.to};
     // The trampoline holds the state that flows into the target: give it the target's frame.
-    out_.labels[t.label].frame = std::move(frame);
+    if (frame) out_.labels[t.label].frame = *frame;
     trampolines_.push_back(t);
-    return it->second = t.label;
+    return label = t.label;
+  }
+
+  // The trampoline of edge e of block b (kNoLabel: none yet), shared or the copy's own.
+  LabelId& trampoline_of(uint32_t b, size_t e, bool own) {
+    if (edge_trampoline_.empty()) edge_trampoline_.assign(2 * cfg_.edges.size(), kNoLabel);
+    return edge_trampoline_[2 * (cfg_.blocks[b].first_edge + e) + own];
   }
 
   LabelId make_trampoline(uint32_t b, size_t e, LabelId fallback, bool from_copy = false) {
@@ -365,10 +431,19 @@ class Duplicator {
       if (t == kNoLabel) t = make_trampoline(b, e, handler);
       redirected_.push_back({b, edge.try_index});
       // The trampoline jumps to the handler, and to its copy when its check fires.
-      jumped_to_handlers_.insert(handler);
+      mark_jumped_to(handler);
       if (!checking_only() && plan_.check_edge[b][e] && dup_label_[handler] != kNoLabel)
-        jumped_to_handlers_.insert(dup_label_[handler]);
+        mark_jumped_to(dup_label_[handler]);
     }
+  }
+
+  void mark_jumped_to(LabelId handler) {
+    if (handler >= jumped_to_handler_.size()) jumped_to_handler_.resize(handler + 1, 0);
+    jumped_to_handler_[handler] = 1;
+  }
+
+  bool is_jumped_to(LabelId handler) const {
+    return handler < jumped_to_handler_.size() && jumped_to_handler_[handler];
   }
 
   void emit_trampolines() {
@@ -425,7 +500,7 @@ class Duplicator {
   // own; one that is jumped to from hand-back code, or no longer fallen into, needs the entry's.
   void give_entry_frame(uint32_t block) {
     std::optional<Frame>& frame = out_.labels[check_start_[block]].frame;
-    if (frame || block_entry_frame(block)) return;
+    if (frame || block_entry_frame(block) != nullptr) return;
     frame = outline_.layout->entries[outline_.layout->entry_of_block(static_cast<int32_t>(block))]
                 .frame;
   }
@@ -498,15 +573,16 @@ class Duplicator {
     if (!frame) return frame.error();
     out_.max_locals = std::max<uint16_t>(out_.max_locals, layout.twin_max_locals);
     SwitchTable table;
-    std::vector<LabelId> cases;
+    table.targets.reserve(layout.entries.size());
     for (size_t e = 0; e < layout.entries.size(); ++e) {
-      cases.push_back(out_.new_label());
-      out_.labels[cases.back()].frame = *frame;
+      table.targets.push_back(out_.new_label());
+      out_.labels[table.targets.back()].frame = *frame;
     }
+    // The case labels, which stay where they are when the table moves to out_.switches.
+    const std::span<const LabelId> cases = table.targets;
     // Without checking code the default (never taken) is entry 0's case.
     LabelId top = copy_only_ ? cases[0] : out_.new_label();
-    out_.labels[top].frame = *frame;
-    table.targets = cases;
+    out_.labels[top].frame = std::move(*frame);
     // One entry and nothing else to reach: no dispatch (the id parameter stays, unused).
     if (layout.entries.size() > 1 || !copy_only_) {
       out_.insns.push_back(Insn::make(static_cast<uint8_t>(op::kIload), layout.id_slot));
@@ -553,7 +629,7 @@ class Duplicator {
     // of `top`, whose frame is the twin's.)
     // A nop also keeps `top`'s frame apart from block 0's own frame (a loop at offset 0).
     if (out_.insns.size() == before) out_.insns.push_back(Insn::make(op::kNop));
-    if (!cfg_.blocks.empty() && !block_entry_frame(0))
+    if (!cfg_.blocks.empty() && block_entry_frame(0) == nullptr)
       out_.labels[check_start_[0]].frame = layout.entries[0].frame;
     return Ok{};
   }
@@ -716,6 +792,8 @@ class Duplicator {
   // the duplicated code's entries, each in the original order so that the first match
   // still wins.
   void build_exception_table() {
+    // Split runs can make more entries; this is the usual count.
+    out_.try_catches.reserve(2 * src_.try_catches.size());
     if (!copy_only_) {
       for (uint32_t t = 0; t < src_.try_catches.size(); ++t) add_checking_entries(t);
     }
@@ -744,7 +822,7 @@ class Duplicator {
   // handler that a trampoline jumps to is therefore entered from the exception table through a
   // stub of its own, `goto handler`, and is an ordinary block.
   LabelId exception_entry(LabelId handler) {
-    if (!jumped_to_handlers_.count(handler)) return handler;
+    if (!is_jumped_to(handler)) return handler;
     auto [it, fresh] = handler_stub_.try_emplace(handler, kNoLabel);
     if (fresh) {
       it->second = out_.new_label();
@@ -865,11 +943,11 @@ class Duplicator {
   Insn count_entry_, count_back_, expired_;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
-  std::set<LabelId> jumped_to_handlers_;                   // handlers a trampoline also jumps to
+  std::vector<uint8_t> jumped_to_handler_;                 // by label: a trampoline jumps there
   std::map<LabelId, LabelId> handler_stub_;  // such a handler -> its exception-table entry
   std::vector<Trampoline> trampolines_;
-  // (block, edge, from the copy) -> label
-  std::map<std::tuple<uint32_t, size_t, bool>, LabelId> edge_trampoline_;
+  // By edge (in Cfg::edges order) and whether from the copy (trampoline_of): its label.
+  std::vector<LabelId> edge_trampoline_;
   LabelId dup_entry_ = kNoLabel, dup_end_ = kNoLabel, checking_end_ = kNoLabel;
   bool has_entry_events_ = false;
   bool copy_only_ = false;       // a twin with no checking code (twin_reaches_no_checking_code)

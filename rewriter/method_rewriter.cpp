@@ -51,14 +51,15 @@ class MethodRewriter {
  public:
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
                  std::set<std::string>& twin_names, ClassCounters* counters,
-                 SampledCalls* sampled_calls)
+                 SampledCalls* sampled_calls, bool record_calls)
       : cf_(cf),
         method_(method),
         options_(options),
         twin_names_(twin_names),
         counters_(counters),
         sampled_calls_(sampled_calls),
-        ctx_(MethodContext::of(cf, method)) {
+        record_calls_(record_calls),
+        ctx_(reused_context(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
   }
@@ -107,6 +108,14 @@ class MethodRewriter {
   }
 
  private:
+  // The method's context in a per-thread object whose strings keep their capacity from method
+  // to method: a class's methods share the class name, and most names fit what is there.
+  static const MethodContext& reused_context(const ClassFile& cf, const Member& method) {
+    thread_local MethodContext context;
+    context.assign(cf, method);
+    return context;
+  }
+
   static uint32_t original_code_size(const Attribute* code) {
     // Code body: max_stack u2, max_locals u2, code_length u4.
     if (!code || code->data.size() < 8) return 0;
@@ -424,15 +433,19 @@ class MethodRewriter {
     outcome_.report.checks = built.code.checks;
     outcome_.report.reason = join(outcome_.report.reason, reasons);
     if (!built.twin) outcome_.report.reason = join(outcome_.report.reason, outline_note_);
-    LineLookup lines(ir_);
-    outcome_.calls = call_sites(built.code.code, built.assembled, lines);
+    std::optional<LineLookup> lines;
+    if (record_calls_) {
+      lines.emplace(ir_);
+      outcome_.calls = call_sites(built.code.code, built.assembled, *lines);
+    }
     if (built.twin) {
-      const TwinCode& twin = *built.code.twin;
+      TwinCode& twin = *built.code.twin;
       outcome_.report.twin_code_size = built.twin->code_length;
       outcome_.report.new_code_size += built.twin->code_length;
-      outcome_.added = AddedMethod{kTwinAccess, twin.name, twin.descriptor,
-                                   std::move(built.twin->code_attribute),
-                                   call_sites(twin.code, *built.twin, lines)};
+      outcome_.added =
+          AddedMethod{kTwinAccess, std::move(twin.name), std::move(twin.descriptor),
+                      std::move(built.twin->code_attribute),
+                      lines ? call_sites(twin.code, *built.twin, *lines) : std::vector<CallSite>{}};
     }
   }
 
@@ -455,7 +468,8 @@ class MethodRewriter {
   std::set<std::string>& twin_names_;
   ClassCounters* counters_;
   SampledCalls* sampled_calls_;
-  MethodContext ctx_;
+  bool record_calls_;
+  const MethodContext& ctx_;  // reused_context(): valid until the next method on this thread
   CodeIR ir_;
   MethodOutcome outcome_;
   std::string outline_note_;  // why the chosen transform was not outlined, if asked
@@ -467,8 +481,16 @@ class MethodRewriter {
 
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters,
-                             SampledCalls* sampled_calls) {
-  return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls).run();
+                             SampledCalls* sampled_calls, bool record_calls) {
+  return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls, record_calls)
+      .run();
+}
+
+bool walks_stack(const RewriteOptions& options) {
+  for (const auto& i : options.instrumentations) {
+    if (i->name() == "call-edge-stack") return true;
+  }
+  return false;
 }
 
 }  // namespace duplex

@@ -46,8 +46,14 @@ struct MethodOutcome {
 // `twin_names` collects the outlined twins' names + descriptors across the class's methods.
 // `counters`: the class's own event counters (rewriter/class_counters.h), or null.
 // `sampled_calls`: the class's sampled-call sites (rewriter/sampled_calls.h), or null.
+// `record_calls`: fill MethodOutcome::calls and AddedMethod::calls (only site tables read them:
+// walks_stack), which costs a line table and two vectors per method otherwise.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters = nullptr,
-                             SampledCalls* sampled_calls = nullptr);
+                             SampledCalls* sampled_calls = nullptr, bool record_calls = true);
+
+// True when an instrumentation finds callers on the stack (call-edge-stack), whose bcis the
+// runtime maps back through the class's site tables.
+bool walks_stack(const RewriteOptions& options);
 
 }  // namespace duplex

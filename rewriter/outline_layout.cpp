@@ -58,13 +58,16 @@ class OutlinePlanner {
   // `<name>$duplex`, or `<name>$<k>$duplex` when an overload's twin or a method of the class
   // already has that name and descriptor.
   Status choose_name() {
+    std::string name;
+    std::string key;  // name + descriptor, as `taken_` holds them
     for (int k = 1; k < 1000; ++k) {
-      std::string name = m_.context.method_name;
+      name.assign(m_.context.method_name);
       if (k > 1) name.append("$").append(std::to_string(k));
       name.append(suffix_);
-      if (taken_.count(name + layout_.twin_descriptor) || class_has(name)) continue;
-      layout_.twin_name = name;
-      taken_.insert(name + layout_.twin_descriptor);
+      key.assign(name).append(layout_.twin_descriptor);
+      if (taken_.count(key) || class_has(name)) continue;
+      layout_.twin_name = std::move(name);
+      taken_.insert(std::move(key));
       return Ok{};
     }
     return Error::plain("no free name for the twin");
@@ -142,6 +145,7 @@ class OutlinePlanner {
     }
     std::vector<SlotClaim> claims(top);
     std::vector<OutlineParam> secondary;
+    layout_.params.reserve(top);
     for (const OutlineEntry& e : layout_.entries) {
       for (const auto& [s, t] : locals_by_slot(e.frame)) claim(claims, secondary, s, t);
     }
@@ -195,7 +199,8 @@ class OutlinePlanner {
   Status build_descriptor() {
     auto ret = m_.context.descriptor.find(')');
     if (ret == std::string::npos) return Error::plain("bad method descriptor");
-    std::string d = "(";
+    std::string& d = layout_.twin_descriptor;
+    d.assign("(");
     for (const OutlineParam& p : layout_.params) {
       switch (p.kind) {
         case VTag::kInteger:
@@ -221,7 +226,7 @@ class OutlinePlanner {
         }
       }
     }
-    layout_.twin_descriptor = d + "I" + m_.context.descriptor.substr(ret);
+    d.append("I").append(std::string_view(m_.context.descriptor).substr(ret));
     return Ok{};
   }
 

@@ -2,30 +2,39 @@
 
 #include <algorithm>
 
+#include "rewriter/scratch.h"
+
 namespace duplex {
 
 MethodSites::MethodSites(const MethodView& method,
                          const std::vector<std::shared_ptr<const Instrumentation>>& list) {
-  std::vector<SitePoint> points;
+  // Every method's sites pass through these lists once: per-thread buffers (scratch.h).
+  thread_local std::vector<SitePoint> spare_points;
+  thread_local std::vector<Site> spare_sites;
+  thread_local std::vector<uint32_t> spare_next;
+  scratch::Borrowed<SitePoint> points(spare_points);
+  scratch::Borrowed<Site> unsorted(spare_sites);
+  const size_t n = method.code.insns.size();
   for (const auto& instrumentation : list) {
-    points.clear();
-    instrumentation->select(method, points);
-    for (SitePoint& p : points) {
-      bool valid = p.kind == SiteKind::kMethodEntry ||
-                   (p.insn < method.code.insns.size() && !method.code.insns[p.insn].is_label());
+    points.vec.clear();
+    instrumentation->select(method, points.vec);
+    for (SitePoint& p : points.vec) {
+      bool valid =
+          p.kind == SiteKind::kMethodEntry || (p.insn < n && !method.code.insns[p.insn].is_label());
       if (!valid) continue;  // a plug-in pointing at nothing: ignore rather than corrupt
-      auto& dest = p.kind == SiteKind::kMethodEntry ? entry_ : insn_sites_;
+      auto& dest = p.kind == SiteKind::kMethodEntry ? entry_ : unsorted.vec;
       dest.push_back(Site{instrumentation.get(), std::move(p)});
     }
   }
-  // Stable: sites at one instruction keep the order of the instrumentations.
-  std::stable_sort(insn_sites_.begin(), insn_sites_.end(),
-                   [](const Site& a, const Site& b) { return a.point.insn < b.point.insn; });
-  const size_t n = method.code.insns.size();
-  begin_.assign(n + 1, static_cast<uint32_t>(insn_sites_.size()));
-  for (size_t s = insn_sites_.size(); s-- > 0;)
-    begin_[insn_sites_[s].point.insn] = static_cast<uint32_t>(s);
-  for (size_t i = n; i-- > 0;) begin_[i] = std::min(begin_[i], begin_[i + 1]);
+  // A counting sort by instruction, stable, so that sites at one instruction keep the order of
+  // the instrumentations; begin_[i] is then the number of sites before instruction i.
+  begin_.assign(n + 1, 0);
+  for (const Site& site : unsorted.vec) ++begin_[site.point.insn + 1];
+  for (size_t i = 0; i < n; ++i) begin_[i + 1] += begin_[i];
+  insn_sites_.resize(unsorted.vec.size());
+  scratch::Borrowed<uint32_t> next(spare_next);  // where the next site of each instruction goes
+  next.vec.assign(begin_.begin(), begin_.end());
+  for (Site& site : unsorted.vec) insn_sites_[next.vec[site.point.insn]++] = std::move(site);
 }
 
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,

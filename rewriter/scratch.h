@@ -1,0 +1,49 @@
+// Per-thread spare buffers for the per-method structures of the rewriter (Cfg, DupPlan, the
+// duplicator's tables, the site lists), which would otherwise allocate a dozen vectors per
+// method: a structure takes a thread's spare vector (empty, with its capacity) and gives it back
+// when done. Two structures alive at once on a thread are fine: the second one finds no spare
+// and allocates. A buffer past kKeepBytes (a huge method) is freed rather than kept, since the
+// JVMTI agent rewrites on any application thread.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace duplex {
+namespace scratch {
+
+inline constexpr size_t kKeepBytes = 256 * 1024;
+
+// `v` (empty) takes the capacity of the spare, which is left without one.
+template <class T>
+void take(std::vector<T>& v, std::vector<T>& spare) {
+  v.swap(spare);
+  v.clear();
+}
+
+// `v` becomes the spare if it has more room than the current spare, within kKeepBytes.
+template <class T>
+void give_back(std::vector<T>& v, std::vector<T>& spare) {
+  if (v.capacity() <= spare.capacity() || v.capacity() * sizeof(T) > kKeepBytes) return;
+  v.clear();
+  v.swap(spare);
+}
+
+// A vector borrowed from a spare for the length of a scope.
+template <class T>
+class Borrowed {
+ public:
+  explicit Borrowed(std::vector<T>& spare) : spare_(spare) { take(vec, spare_); }
+  ~Borrowed() { give_back(vec, spare_); }
+  Borrowed(const Borrowed&) = delete;
+  Borrowed& operator=(const Borrowed&) = delete;
+
+  std::vector<T> vec;
+
+ private:
+  std::vector<T>& spare_;
+};
+
+}  // namespace scratch
+
+}  // namespace duplex
