@@ -387,6 +387,41 @@ TEST_CASE("no exception handler is also reached by a jump (C1 would refuse the m
   }
 }
 
+// A class `Vec` whose constructor (10 bytes: the super call and one field write) is small
+// enough for flag checks and for No-Duplication to stay within MaxInlineSize (35).
+const std::vector<uint8_t>& vec_class() {
+  static std::vector<uint8_t> bytes = [] {
+    static test::TempDir dir;
+    fs::path src = dir.path() / "Vec.java";
+    std::ofstream(src) << "public class Vec {\n  double x;\n  Vec(double x) { this.x = x; }\n}\n";
+    std::string cmd = "javac -g -d '" + dir.path().string() + "' '" + src.string() + "' 2>&1";
+    if (std::system(cmd.c_str()) != 0) return std::vector<uint8_t>{};
+    return test::read_file(dir.path() / "Vec.class");
+  }();
+  return bytes;
+}
+
+TEST_CASE("auto keeps small flag-checked methods duplicated past the inlining size", "[rewriter]") {
+  // Constructors are not outlined, so Full-Duplication grows Vec's past MaxInlineSize, where
+  // No-Duplication would stay within it but put a counting check with its reset path into a
+  // method C2 inlines everywhere. With flag checks auto keeps Full; without them the same
+  // method is loop-free with few points, for which auto chooses No-Duplication.
+  REQUIRE_FALSE(vec_class().empty());
+  RewriteOptions options = options_for(Mode::kAuto, {"call-edge", "field-access"});
+  auto flagged = rewrite_class(vec_class(), options);
+  REQUIRE(flagged.ok());
+  auto m = reports(flagged.value());
+  REQUIRE(m.count("<init>"));
+  CHECK(m["<init>"].applied == Transform::kFull);
+  CHECK(m["<init>"].new_code_size > 35);
+  options.flag_check_max_bytes = 0;
+  auto counting = rewrite_class(vec_class(), options);
+  REQUIRE(counting.ok());
+  auto n = reports(counting.value());
+  CHECK(n["<init>"].applied == Transform::kNoDup);
+  CHECK(n["<init>"].new_code_size <= 35);
+}
+
 TEST_CASE("rewriting is deterministic", "[rewriter]") {
   for (Mode mode : {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly,
                     Mode::kAuto}) {
