@@ -93,17 +93,17 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // The source line of each instruction in turn (-1 where unknown), from the labels passed.
   class LineTracker {
    public:
-    explicit LineTracker(const CodeIR& code) : table_(spare()) {
+    explicit LineTracker(const CodeIR& code) : line_of_label_(spare()) {
       if (code.line_numbers.empty()) return;
-      line_of_label_.assign(code.labels.size(), -1);
+      line_of_label_.vec.assign(code.labels.size(), -1);
       for (const LineNumber& ln : code.line_numbers) {
-        if (ln.label < line_of_label_.size()) line_of_label_[ln.label] = ln.line;
+        if (ln.label < code.labels.size()) line_of_label_.vec[ln.label] = ln.line;
       }
     }
     void pass(const Insn& insn) {
-      if (insn.is_label() && insn.label() < line_of_label_.size() &&
-          line_of_label_[insn.label()] >= 0) {
-        current_ = line_of_label_[insn.label()];
+      const std::vector<int32_t>& lines = line_of_label_.vec;
+      if (insn.is_label() && insn.label() < lines.size() && lines[insn.label()] >= 0) {
+        current_ = lines[insn.label()];
       }
     }
     int32_t current() const { return current_; }
@@ -115,8 +115,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
       return table;
     }
 
-    scratch::Borrowed<int32_t> table_;
-    std::vector<int32_t>& line_of_label_ = table_.vec;
+    scratch::Borrowed<int32_t> line_of_label_;
     int32_t current_ = -1;
   };
 

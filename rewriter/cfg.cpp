@@ -24,13 +24,14 @@ Spares& spares() {
   return s;
 }
 
-void take_buffers(Cfg& cfg) {
+// Takes a Cfg's buffers from the thread's spares, or gives them back.
+void exchange_buffers(Cfg& cfg, bool taking) {
   Spares& s = spares();
-  scratch::take(cfg.blocks, s.blocks);
-  scratch::take(cfg.edges, s.edges);
-  scratch::take(cfg.block_of_insn, s.block_of_insn);
-  scratch::take(cfg.label_position, s.label_position);
-  scratch::take(cfg.label_is_target, s.label_is_target);
+  scratch::exchange(cfg.blocks, s.blocks, taking);
+  scratch::exchange(cfg.edges, s.edges, taking);
+  scratch::exchange(cfg.block_of_insn, s.block_of_insn, taking);
+  scratch::exchange(cfg.label_position, s.label_position, taking);
+  scratch::exchange(cfg.label_is_target, s.label_is_target, taking);
 }
 
 void place_labels(const CodeIR& ir, Cfg& cfg) {
@@ -193,17 +194,12 @@ void mark_back_edges(Cfg& cfg) {
 }  // namespace
 
 Cfg::~Cfg() {
-  Spares& s = spares();
-  scratch::give_back(blocks, s.blocks);
-  scratch::give_back(edges, s.edges);
-  scratch::give_back(block_of_insn, s.block_of_insn);
-  scratch::give_back(label_position, s.label_position);
-  scratch::give_back(label_is_target, s.label_is_target);
+  exchange_buffers(*this, /*taking=*/false);
 }
 
 Cfg build_cfg(const CodeIR& ir) {
   Cfg cfg;
-  take_buffers(cfg);
+  exchange_buffers(cfg, /*taking=*/true);
   place_labels(ir, cfg);
   mark_targets(ir, cfg);
   split_blocks(ir, cfg);

@@ -79,29 +79,30 @@ bool ClassCounters::line_is(const Line& line, char kind, std::string_view key) c
 void ClassCounters::grow_index() {
   index_.assign(index_.empty() ? 64 : index_.size() * 2, 0);
   const size_t mask = index_.size() - 1;
-  for (int32_t s = 0; s < slot_count_; ++s) {
-    const Line& line = lines_by_slot_[static_cast<size_t>(s)];
+  for (size_t s = 0; s < lines_by_slot_.size(); ++s) {
+    const Line& line = lines_by_slot_[s];
     std::string_view text(lines_.data() + line.offset, line.length);
     size_t at = hash_of(text[0], text.substr(2)) & mask;
     while (index_[at] != 0) at = (at + 1) & mask;
-    index_[at] = s + 1;
+    index_[at] = static_cast<int32_t>(s) + 1;
   }
 }
 
 int32_t ClassCounters::slot(char kind, std::string_view key) {
-  if (static_cast<size_t>(slot_count_) * 2 >= index_.size()) grow_index();
+  if (lines_by_slot_.size() * 2 >= index_.size()) grow_index();
   const size_t mask = index_.size() - 1;
   size_t at = hash_of(kind, key) & mask;
   for (; index_[at] != 0; at = (at + 1) & mask) {
     int32_t s = index_[at] - 1;
     if (line_is(lines_by_slot_[static_cast<size_t>(s)], kind, key)) return s;
   }
-  if (slot_count_ >= kMaxSlots) return -1;
+  const auto added = static_cast<int32_t>(lines_by_slot_.size());
+  if (added >= kMaxSlots) return -1;
   Line line{static_cast<uint32_t>(lines_.size()), static_cast<uint32_t>(key.size() + 2)};
   lines_.append(1, kind).append(1, ' ').append(key).push_back('\n');
   lines_by_slot_.push_back(line);
-  index_[at] = ++slot_count_;
-  return slot_count_ - 1;
+  index_[at] = added + 1;
+  return added;
 }
 
 Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
@@ -125,7 +126,7 @@ std::string ClassCounters::table() const {
 }
 
 Status ClassCounters::install(ClassFile& cf) const {
-  if (!usable_ || slot_count_ == 0) return Ok{};
+  if (!usable_ || lines_by_slot_.empty()) return Ok{};
   ConstantPool& pool = cf.pool;
   auto field = pool.add_fieldref(class_name_, kCountsField, kCountsDesc);
   auto create =

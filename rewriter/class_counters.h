@@ -36,7 +36,7 @@ class ClassCounters {
   ClassCounters() = default;
 
   bool usable() const { return usable_; }
-  bool empty() const { return slot_count_ == 0; }
+  bool empty() const { return lines_by_slot_.empty(); }
 
   // Appends `counts().getAndIncrement(slot)` for `key` of `kind` ('r' field read, 'w' field
   // write, 's' static
@@ -68,9 +68,8 @@ class ClassCounters {
   std::string lines_;
   std::vector<Line> lines_by_slot_;
   // Open addressing over lines_by_slot_: slot + 1 by hash of (kind, key), 0 for empty. Its
-  // size is a power of two, at least twice the slot count.
+  // size is a power of two, more than twice the slot count.
   std::vector<int32_t> index_;
-  int32_t slot_count_ = 0;
 };
 
 }  // namespace duplex

@@ -20,59 +20,34 @@ DupPlan empty_plan(const Cfg& cfg, bool count_edges) {
   return plan;
 }
 
-// dag_closure's work lists, kept from call to call (see scratch::).
-struct ClosureSpares {
-  std::vector<uint32_t> work, first, preds;
-};
-
-ClosureSpares& closure_spares() {
-  thread_local ClosureSpares s;
-  return s;
-}
-
-// The predecessors of each block over the duplicated-code DAG (edges that are not back
-// edges), in one array: block b's are preds[first[b] .. first[b + 1]).
-void dag_predecessors(const Cfg& cfg, std::vector<uint32_t>& first, std::vector<uint32_t>& preds) {
-  const size_t n = cfg.blocks.size();
-  // Counted at first[b + 2], so that after the prefix sums first[b + 1] is where b's list
-  // starts; filling advances it to where b's list ends, which is where b + 1's starts.
-  first.assign(n + 2, 0);
-  for (const CfgEdge& e : cfg.edges) {
-    if (!e.back) ++first[e.to + 2];
-  }
-  for (size_t b = 2; b < n + 2; ++b) first[b] += first[b - 1];
-  preds.resize(first[n + 1]);
-  for (uint32_t b = 0; b < n; ++b) {
-    for (const CfgEdge& e : cfg.blocks[b].succs) {
-      if (!e.back) preds[first[e.to + 1]++] = b;
-    }
-  }
-}
-
-// Blocks reachable from `seeds` over the duplicated-code DAG, forwards or backwards.
+// Blocks reachable from `seeds` over the duplicated-code DAG (edges that are not back
+// edges), forwards or backwards. Only Partial-Duplication asks, and rarely.
 std::vector<uint8_t> dag_closure(const Cfg& cfg, const std::vector<uint8_t>& seeds, bool forward) {
   const size_t n = cfg.blocks.size();
-  ClosureSpares& spares = closure_spares();
-  scratch::Borrowed<uint32_t> first(spares.first), preds(spares.preds), work(spares.work);
-  if (!forward) dag_predecessors(cfg, first.vec, preds.vec);
-  std::vector<uint8_t> seen = seeds;
+  std::vector<std::vector<uint32_t>> adjacent(n);
   for (uint32_t b = 0; b < n; ++b) {
-    if (seen[b]) work.vec.push_back(b);
-  }
-  auto visit = [&](uint32_t next) {
-    if (seen[next]) return;
-    seen[next] = 1;
-    work.vec.push_back(next);
-  };
-  while (!work.vec.empty()) {
-    uint32_t b = work.vec.back();
-    work.vec.pop_back();
-    if (forward) {
-      for (const CfgEdge& e : cfg.blocks[b].succs) {
-        if (!e.back) visit(e.to);
+    for (const CfgEdge& e : cfg.blocks[b].succs) {
+      if (e.back) continue;
+      if (forward) {
+        adjacent[b].push_back(e.to);
+      } else {
+        adjacent[e.to].push_back(b);
       }
-    } else {
-      for (uint32_t i = first.vec[b]; i < first.vec[b + 1]; ++i) visit(preds.vec[i]);
+    }
+  }
+  std::vector<uint8_t> seen = seeds;
+  std::vector<uint32_t> work;
+  for (uint32_t b = 0; b < n; ++b) {
+    if (seen[b]) work.push_back(b);
+  }
+  while (!work.empty()) {
+    uint32_t b = work.back();
+    work.pop_back();
+    for (uint32_t next : adjacent[b]) {
+      if (!seen[next]) {
+        seen[next] = 1;
+        work.push_back(next);
+      }
     }
   }
   return seen;

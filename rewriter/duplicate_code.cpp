@@ -29,8 +29,8 @@ struct Trampoline {
   uint32_t to_block;  // the edge's target
 };
 
-// The duplicator's tables, kept from method to method on each thread (see scratch:: in
-// rewriter/cfg.h): a rewrite runs the duplicator once or twice per method.
+// The duplicator's tables, kept from method to method on each thread (rewriter/scratch.h): a
+// rewrite runs the duplicator once or twice per method.
 struct DuplicatorSpares {
   std::vector<LabelId> dup_label, check_start, dup_start, exception_trampoline, edge_trampoline;
   std::vector<std::pair<uint32_t, uint32_t>> redirected;
@@ -58,9 +58,9 @@ class Duplicator {
         count_edges_(count_edges),
         outline_(outline),
         check_form_(check_form) {
-    swap_tables(/*take=*/true);
+    swap_tables(/*taking=*/true);
   }
-  ~Duplicator() { swap_tables(/*take=*/false); }
+  ~Duplicator() { swap_tables(/*taking=*/false); }
   Duplicator(const Duplicator&) = delete;
   Duplicator& operator=(const Duplicator&) = delete;
 
@@ -91,23 +91,16 @@ class Duplicator {
   // ---- setup ----
 
   // Takes the tables' buffers from the thread's spares, or gives them back.
-  void swap_tables(bool take) {
+  void swap_tables(bool taking) {
     DuplicatorSpares& s = duplicator_spares();
-    auto exchange = [take](auto& table, auto& spare) {
-      if (take) {
-        scratch::take(table, spare);
-      } else {
-        scratch::give_back(table, spare);
-      }
-    };
-    exchange(dup_label_, s.dup_label);
-    exchange(check_start_, s.check_start);
-    exchange(dup_start_, s.dup_start);
-    exchange(exception_trampoline_, s.exception_trampoline);
-    exchange(edge_trampoline_, s.edge_trampoline);
-    exchange(redirected_, s.redirected);
-    exchange(jumped_to_handler_, s.jumped_to_handler);
-    exchange(trampolines_, s.trampolines);
+    scratch::exchange(dup_label_, s.dup_label, taking);
+    scratch::exchange(check_start_, s.check_start, taking);
+    scratch::exchange(dup_start_, s.dup_start, taking);
+    scratch::exchange(exception_trampoline_, s.exception_trampoline, taking);
+    scratch::exchange(edge_trampoline_, s.edge_trampoline, taking);
+    scratch::exchange(redirected_, s.redirected, taking);
+    scratch::exchange(jumped_to_handler_, s.jumped_to_handler, taking);
+    scratch::exchange(trampolines_, s.trampolines, taking);
   }
 
   void init_output() {

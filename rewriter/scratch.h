@@ -29,6 +29,17 @@ void give_back(std::vector<T>& v, std::vector<T>& spare) {
   v.swap(spare);
 }
 
+// take() when `taking`, else give_back(): one list of a structure's buffers serves both ends
+// of its life.
+template <class T>
+void exchange(std::vector<T>& v, std::vector<T>& spare, bool taking) {
+  if (taking) {
+    take(v, spare);
+  } else {
+    give_back(v, spare);
+  }
+}
+
 // A vector borrowed from a spare for the length of a scope.
 template <class T>
 class Borrowed {
