@@ -27,6 +27,7 @@
 #include "classfile/bytes.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
+#include "classfile/scratch.h"
 #include "classfile/stack_depth.h"
 
 namespace duplex {
@@ -209,9 +210,28 @@ struct MethodNames {
   const MethodContext* context = nullptr;
 };
 
+// Spares for AssembledCode's offset tables, which outlive the assembler (see ~AssembledCode).
+struct OffsetSpares {
+  scratch::SpareStack<int32_t> tables;
+  OffsetSpares() { alive = true; }
+  ~OffsetSpares() { alive = false; }
+  static thread_local bool alive;  // false once destroyed at thread exit (see code_ir.cpp)
+};
+thread_local bool OffsetSpares::alive = false;
+
+OffsetSpares* offset_spares() {
+  thread_local OffsetSpares s;
+  return OffsetSpares::alive ? &s : nullptr;
+}
+
 class Assembler {
  public:
-  Assembler(CodeIR& ir, ConstantPool& pool, const MethodNames& m) : ir_(ir), pool_(pool), m_(m) {}
+  Assembler(CodeIR& ir, ConstantPool& pool, const MethodNames& m) : ir_(ir), pool_(pool), m_(m) {
+    if (OffsetSpares* s = offset_spares()) {
+      s->tables.take(offset_);
+      s->tables.take(label_offset_);
+    }
+  }
   Result<AssembledCode> run();
 
  private:
@@ -1331,6 +1351,13 @@ Result<AssembledCode> assemble(CodeIR& ir, ConstantPool& pool, const MethodNames
 }
 
 }  // namespace
+
+AssembledCode::~AssembledCode() {
+  if (!OffsetSpares::alive) return;
+  OffsetSpares* s = offset_spares();
+  s->tables.give_back(label_offsets);
+  s->tables.give_back(insn_offsets);
+}
 
 Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx) {
   MethodNames m{ctx.class_name,   ctx.method_name,   ctx.descriptor,

@@ -20,6 +20,15 @@
 namespace duplex {
 
 struct AssembledCode {
+  // The offset tables come from the thread's spare buffers and go back to them when the result
+  // is destroyed (classfile/scratch.h): every assembled method returns two.
+  AssembledCode() = default;
+  ~AssembledCode();
+  AssembledCode(const AssembledCode&) = default;
+  AssembledCode(AssembledCode&&) noexcept = default;
+  AssembledCode& operator=(const AssembledCode&) = default;
+  AssembledCode& operator=(AssembledCode&&) noexcept = default;
+
   std::vector<uint8_t> code_attribute;  // the Code attribute body (no name index, no length)
   std::vector<int32_t> label_offsets;   // by LabelId: bytecode offset, -1 if not placed
   std::vector<int32_t> insn_offsets;    // by index into CodeIR::insns: offset, -1 for labels

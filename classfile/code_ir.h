@@ -116,6 +116,16 @@ struct CodeTypeAnnotationIR {
 
 class CodeIR {
  public:
+  // A new IR takes its thread's spare buffers for the lists below (empty, with capacity) and
+  // gives them back when destroyed, so an IR per method costs no allocation for them once a
+  // thread has seen a few methods (classfile/scratch.h).
+  CodeIR();
+  ~CodeIR();
+  CodeIR(const CodeIR&) = default;
+  CodeIR(CodeIR&&) noexcept = default;
+  CodeIR& operator=(const CodeIR&) = default;
+  CodeIR& operator=(CodeIR&&) noexcept = default;
+
   uint16_t max_stack = 0;   // recomputed by the assembler
   uint16_t max_locals = 0;  // preserved (raise it if you add locals)
   std::vector<Insn> insns;

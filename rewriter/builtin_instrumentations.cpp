@@ -6,7 +6,7 @@
 #include "classfile/opcodes.h"
 #include "rewriter/instrumentation.h"
 #include "rewriter/runtime_api.h"
-#include "rewriter/scratch.h"
+#include "classfile/scratch.h"
 
 namespace duplex {
 namespace {
@@ -109,7 +109,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
     int32_t current() const { return current_; }
 
    private:
-    // The table is a per-thread buffer (rewriter/scratch.h): one per method otherwise.
+    // The table is a per-thread buffer (classfile/scratch.h): one per method otherwise.
     static std::vector<int32_t>& spare() {
       thread_local std::vector<int32_t> table;
       return table;

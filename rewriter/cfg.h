@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "classfile/code_ir.h"
-#include "rewriter/scratch.h"
+#include "classfile/scratch.h"
 
 namespace duplex {
 
@@ -43,7 +43,7 @@ struct BasicBlock {
 };
 
 // Every method rewrite builds a Cfg, so its buffers are reused: build_cfg takes the calling
-// thread's spare buffers and ~Cfg gives them back (rewriter/scratch.h).
+// thread's spare buffers and ~Cfg gives them back (classfile/scratch.h).
 struct Cfg {
   std::vector<BasicBlock> blocks;
   std::vector<CfgEdge> edges;            // all blocks' succs, block after block

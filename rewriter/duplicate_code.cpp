@@ -29,7 +29,7 @@ struct Trampoline {
   uint32_t to_block;  // the edge's target
 };
 
-// The duplicator's tables, kept from method to method on each thread (rewriter/scratch.h): a
+// The duplicator's tables, kept from method to method on each thread (classfile/scratch.h): a
 // rewrite runs the duplicator once or twice per method.
 struct DuplicatorSpares {
   std::vector<LabelId> dup_label, check_start, dup_start, exception_trampoline, edge_trampoline;

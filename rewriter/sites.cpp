@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "rewriter/scratch.h"
+#include "classfile/scratch.h"
 
 namespace duplex {
 

@@ -1,9 +1,9 @@
-// Per-thread spare buffers for the per-method structures of the rewriter (Cfg, DupPlan, the
-// duplicator's tables, the site lists), which would otherwise allocate a dozen vectors per
+// Per-thread spare buffers for per-method structures (the code IR, the rewriter's Cfg, DupPlan,
+// the duplicator's tables, the site lists), which would otherwise allocate a dozen vectors per
 // method: a structure takes a thread's spare vector (empty, with its capacity) and gives it back
 // when done. Two structures alive at once on a thread are fine: the second one finds no spare
-// and allocates. A buffer past kKeepBytes (a huge method) is freed rather than kept, since the
-// JVMTI agent rewrites on any application thread.
+// and allocates (or takes the next one of a SpareStack). A buffer past kKeepBytes (a huge
+// method) is freed rather than kept, since the JVMTI agent rewrites on any application thread.
 #pragma once
 
 #include <cstddef>
@@ -53,6 +53,29 @@ class Borrowed {
 
  private:
   std::vector<T>& spare_;
+};
+
+// A few spares of one type, for structures of which several are alive at once (a rewritten
+// method holds its original IR and the IRs of its checking method and twin).
+template <class T, size_t N = 4>
+class SpareStack {
+ public:
+  // `v` (empty) takes the roomiest spare left, if any.
+  void take(std::vector<T>& v) {
+    v.clear();
+    if (count_ == 0) return;
+    v.swap(spares_[--count_]);
+  }
+  // Keeps `v`'s capacity (emptied) while there is a free place and it is within kKeepBytes.
+  void give_back(std::vector<T>& v) {
+    if (count_ == N || v.capacity() == 0 || v.capacity() * sizeof(T) > kKeepBytes) return;
+    v.clear();
+    v.swap(spares_[count_++]);
+  }
+
+ private:
+  std::vector<T> spares_[N];
+  size_t count_ = 0;
 };
 
 }  // namespace scratch
