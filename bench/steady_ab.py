@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Side-by-side A/B of rewriter variants on one program, in steady state.
 
-  steady_ab.py PROGRAM [--rounds N] [--max-iterations N] [--measure N] VARIANT...
+  steady_ab.py PROGRAM [--rounds N] [--max-iterations N] [--measure N]
+               [--statistic median|mean] VARIANT...
 
 A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
   full=full@1000          full0=full@0           checks=checks@0
@@ -10,9 +11,10 @@ A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for
 The uninstrumented program is always run as "base". Every round runs base and each variant
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
 --max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
-the median CPU time of the measured iterations over base's in the same round; the table gives
-the median over rounds and the range, and how many iterations each needed to settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
-rewritten program costs what); the paper-shaped tables come from run_bench.py.
+the median (--statistic mean: the mean) CPU time of the measured iterations over base's in the
+same round; the table gives the median over rounds and the range, and how many iterations each
+needed to settle. Output is checked against base's first run. For the diagnosis of issue 6
+(what in a rewritten program costs what); the paper-shaped tables come from run_bench.py.
 """
 
 import argparse
@@ -52,6 +54,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-iterations", type=int, default=150)
     ap.add_argument("--measure", type=int, default=10)
+    ap.add_argument("--statistic", choices=["median", "mean"], default="median",
+                    help="of a run's measured iterations (default median)")
     a = ap.parse_args()
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
@@ -78,7 +82,7 @@ def main():
             if not r.ok or r.output != reference or not measured:
                 print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
                 continue
-            times[name] = statistics.median(measured)
+            times[name] = getattr(statistics, a.statistic)(measured)
             warmup = len(r.iterations) - len(measured)
             warmups[name].append(warmup if r.settled else None)
             print("round %d %-10s %.3f s per iteration, settled after %s iterations" % (
