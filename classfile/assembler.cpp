@@ -211,25 +211,14 @@ struct MethodNames {
 };
 
 // Spares for AssembledCode's offset tables, which outlive the assembler (see ~AssembledCode).
-struct OffsetSpares {
-  scratch::SpareStack<int32_t> tables;
-  OffsetSpares() { alive = true; }
-  ~OffsetSpares() { alive = false; }
-  static thread_local bool alive;  // false once destroyed at thread exit (see code_ir.cpp)
-};
-thread_local bool OffsetSpares::alive = false;
-
-OffsetSpares* offset_spares() {
-  thread_local OffsetSpares s;
-  return OffsetSpares::alive ? &s : nullptr;
-}
+using OffsetSpares = scratch::PerThread<scratch::SpareStack<int32_t>>;
 
 class Assembler {
  public:
   Assembler(CodeIR& ir, ConstantPool& pool, const MethodNames& m) : ir_(ir), pool_(pool), m_(m) {
-    if (OffsetSpares* s = offset_spares()) {
-      s->tables.take(offset_);
-      s->tables.take(label_offset_);
+    if (auto* s = OffsetSpares::get()) {
+      s->take(offset_);
+      s->take(label_offset_);
     }
   }
   Result<AssembledCode> run();
@@ -1353,10 +1342,11 @@ Result<AssembledCode> assemble(CodeIR& ir, ConstantPool& pool, const MethodNames
 }  // namespace
 
 AssembledCode::~AssembledCode() {
-  if (!OffsetSpares::alive) return;
-  OffsetSpares* s = offset_spares();
-  s->tables.give_back(label_offsets);
-  s->tables.give_back(insn_offsets);
+  if (label_offsets.capacity() == 0 && insn_offsets.capacity() == 0) return;  // moved from
+  if (auto* s = OffsetSpares::existing()) {
+    s->give_back(label_offsets);
+    s->give_back(insn_offsets);
+  }
 }
 
 Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx) {

@@ -15,8 +15,7 @@ struct IrSpares {
   scratch::SpareStack<LineNumber> line_numbers;
   scratch::SpareStack<LocalVar> local_variables;  // and local variable types
 
-  template <class Ir>
-  void exchange(Ir& ir, bool taking) {
+  void exchange(CodeIR& ir, bool taking) {
     auto one = [taking](auto& stack, auto& v) { taking ? stack.take(v) : stack.give_back(v); };
     one(insns, ir.insns);
     one(labels, ir.labels);
@@ -25,31 +24,18 @@ struct IrSpares {
     one(local_variables, ir.local_variables);
     one(local_variables, ir.local_variable_types);
   }
-
-  IrSpares() { alive = true; }
-  ~IrSpares() { alive = false; }
-  // False once the thread's spares are destroyed (thread exit), when an IR that outlives them
-  // must keep its buffers to itself. A plain bool: readable to the very end of the thread.
-  static thread_local bool alive;
 };
-
-thread_local bool IrSpares::alive = false;
-
-IrSpares* spares() {
-  thread_local IrSpares s;
-  return IrSpares::alive ? &s : nullptr;
-}
 
 }  // namespace
 
 CodeIR::CodeIR() {
-  if (IrSpares* s = spares()) s->exchange(*this, true);
+  if (IrSpares* s = scratch::PerThread<IrSpares>::get()) s->exchange(*this, true);
 }
 
 CodeIR::~CodeIR() {
   // Most IRs destroyed are moved-from temporaries (results passed along): nothing to keep.
   if (insns.capacity() == 0 && labels.capacity() == 0) return;
-  if (IrSpares::alive) spares()->exchange(*this, false);
+  if (IrSpares* s = scratch::PerThread<IrSpares>::existing()) s->exchange(*this, false);
 }
 
 }  // namespace duplex

@@ -78,6 +78,32 @@ class SpareStack {
   size_t count_ = 0;
 };
 
+// The calling thread's T, for spares that structures give back from their destructors. A
+// structure may outlive its thread's spares (destroyed at thread exit), so the giving side asks
+// existing(), which never creates one and is null once the thread's T is gone.
+template <class T>
+class PerThread {
+ public:
+  // The thread's T, created on first use; null only during the thread's teardown.
+  static T* get() {
+    if (state_ == kGone) return nullptr;
+    thread_local Holder holder;
+    return &holder.value;
+  }
+  // The thread's T if it exists and is not destroyed yet.
+  static T* existing() { return state_ == kAlive ? get() : nullptr; }
+
+ private:
+  enum State : unsigned char { kNever, kAlive, kGone };
+  struct Holder {
+    Holder() { state_ = kAlive; }
+    ~Holder() { state_ = kGone; }
+    T value;
+  };
+  // A plain value: readable to the very end of the thread.
+  static inline thread_local State state_ = kNever;
+};
+
 }  // namespace scratch
 
 }  // namespace duplex

@@ -20,13 +20,16 @@ struct Spares {
 };
 
 Spares& spares() {
-  thread_local Spares s;
-  return s;
+  return *scratch::PerThread<Spares>::get();
 }
 
-// Takes a Cfg's buffers from the thread's spares, or gives them back.
+// Takes a Cfg's buffers from the thread's spares, or gives them back (unless the thread's
+// spares are already gone: a Cfg destroyed during the thread's teardown).
 void exchange_buffers(Cfg& cfg, bool taking) {
-  Spares& s = spares();
+  Spares* spare =
+      taking ? scratch::PerThread<Spares>::get() : scratch::PerThread<Spares>::existing();
+  if (spare == nullptr) return;
+  Spares& s = *spare;
   scratch::exchange(cfg.blocks, s.blocks, taking);
   scratch::exchange(cfg.edges, s.edges, taking);
   scratch::exchange(cfg.block_of_insn, s.block_of_insn, taking);
