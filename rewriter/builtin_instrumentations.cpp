@@ -4,9 +4,9 @@
 #include <string>
 
 #include "classfile/opcodes.h"
+#include "classfile/scratch.h"
 #include "rewriter/instrumentation.h"
 #include "rewriter/runtime_api.h"
-#include "classfile/scratch.h"
 
 namespace duplex {
 namespace {
@@ -119,8 +119,9 @@ class CallEdgeInstrumentation final : public Instrumentation {
     int32_t current_ = -1;
   };
 
-  // `sampled`: No-Duplication's fused form, whose runtime method checks before it counts (the
-  // class's own counters have no such form).
+  // `sampled`: No-Duplication's fused form, whose runtime method checks before it counts. A
+  // class with counters of its own counts a static or special site in them, and names a virtual
+  // call site to the runtime by its slot (ClassCounters::emit_virtual_site), not by a key string.
   static Status emit_call(const MethodView& m, const SitePoint& site, EventCode& out,
                           bool sampled) {
     const char* plain = sampled ? runtime_api::kSampledCallSite : runtime_api::kCallSite;
@@ -128,7 +129,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
         sampled ? runtime_api::kSampledCallSiteVirtual : runtime_api::kCallSiteVirtual;
     const Insn& invoke = m.code.insns[site.insn];
     bool dispatched = invoke.opcode == op::kInvokevirtual || invoke.opcode == op::kInvokeinterface;
-    if (!dispatched && !sampled && out.count_in_class('s', site.target)) {
+    if (!dispatched && out.count_in_class('s', site.target, sampled)) {
       return Ok{};
     }
     if (!dispatched) {
@@ -150,11 +151,13 @@ class CallEdgeInstrumentation final : public Instrumentation {
     }
     for (size_t i = count; i-- > 0;) out.raw(local_op(true, kinds[i], slots[i]));
     out.raw(Insn::make(op::kDup));
-    if (auto s = out.push_string(site.target); !s) return s;
-    if (auto s =
-            out.invoke_static(out.runtime_class(), virtual_form, runtime_api::kReceiverKeyDesc);
-        !s) {
-      return s;
+    if (!out.count_virtual_in_class(site.target, sampled)) {
+      if (auto s = out.push_string(site.target); !s) return s;
+      if (auto s =
+              out.invoke_static(out.runtime_class(), virtual_form, runtime_api::kReceiverKeyDesc);
+          !s) {
+        return s;
+      }
     }
     for (size_t i = 0; i < count; ++i) out.raw(local_op(false, kinds[i], slots[i]));
     return Ok{};
@@ -223,7 +226,7 @@ class FieldAccessInstrumentation final : public Instrumentation {
                           bool sampled) {
     uint16_t opcode = m.code.insns[site.insn].opcode;
     bool is_write = opcode == op::kPutstatic || opcode == op::kPutfield;
-    if (!sampled && out.count_in_class(is_write ? 'w' : 'r', site.target)) return Ok{};
+    if (out.count_in_class(is_write ? 'w' : 'r', site.target, sampled)) return Ok{};
     const char* method =
         is_write ? (sampled ? runtime_api::kSampledFieldWrite : runtime_api::kFieldWrite)
                  : (sampled ? runtime_api::kSampledFieldRead : runtime_api::kFieldRead);

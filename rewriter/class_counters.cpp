@@ -12,9 +12,29 @@ namespace duplex {
 namespace {
 
 constexpr uint8_t kAreturn = 0xb0;  // not among classfile/opcodes.h's names
+constexpr uint8_t kReturn = 0xb1;
 constexpr const char* kCountsClass = "java/util/concurrent/atomic/AtomicLongArray";
 constexpr const char* kCountsDesc = "Ljava/util/concurrent/atomic/AtomicLongArray;";
 constexpr const char* kAccessorDesc = "()Ljava/util/concurrent/atomic/AtomicLongArray;";
+// The helpers the events call (ClassCounters::Helper order): `push slot; invokestatic helper`
+// is a few bytes where the whole sequence took ten, and C2 inlines the helper.
+struct HelperSpec {
+  const char* name;
+  const char* desc;
+  bool receiver;               // takes the receiver before the slot
+  const char* runtime_method;  // the Duplex method it calls with (receiver,) counts, slot; null:
+                               // counts().getAndIncrement(slot)
+  const char* runtime_desc;
+};
+constexpr HelperSpec kHelpers[] = {
+    {"duplex$count", "(I)V", false, nullptr, nullptr},
+    {"duplex$site", "(Ljava/lang/Object;I)V", true, runtime_api::kCallSiteVirtual,
+     runtime_api::kReceiverCountsDesc},
+    {"duplex$sampledCount", "(I)V", false, runtime_api::kSampledCount,
+     runtime_api::kSampledCountDesc},
+    {"duplex$sampledSite", "(Ljava/lang/Object;I)V", true, runtime_api::kSampledCallSiteVirtual,
+     runtime_api::kReceiverCountsDesc},
+};
 constexpr uint16_t kMemberAccess = access::kPrivate | access::kStatic | access::kSynthetic;
 // Slots past this many fall back to the runtime call (sipush reaches 32767; a class with more
 // built-in events than that is rare enough).
@@ -59,7 +79,9 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
   // jdk.internal code: a rewritten JDK class among those would count inside its own counting.
   // JDK classes therefore keep the runtime calls (which take care never to recurse).
   c.usable_ = (cf.access_flags & access::kInterface) == 0 && !in_jdk_package(c.class_name_) &&
-              !has_member(cf, cf.fields, kCountsField) && !has_member(cf, cf.methods, kCountsField);
+              !has_member(cf, cf.fields, kCountsField);
+  c.usable_ = c.usable_ && !has_member(cf, cf.methods, kCountsField);
+  for (const HelperSpec& h : kHelpers) c.usable_ = c.usable_ && !has_member(cf, cf.methods, h.name);
   return c;
 }
 
@@ -69,61 +91,148 @@ size_t hash_of(char kind, std::string_view key) {
   return std::hash<std::string_view>{}(key)*31 + static_cast<unsigned char>(kind);
 }
 
+bool is_call_site(char kind) {
+  return kind == 's' || kind == 'v';
+}
+
 }  // namespace
 
-bool ClassCounters::line_is(const Line& line, char kind, std::string_view key) const {
-  std::string_view text(lines_.data() + line.offset, line.length);
-  return text.size() == key.size() + 2 && text[0] == kind && text.substr(2) == key;
+ClassCounters::SiteKey ClassCounters::split_site_key(char kind, std::string_view key) const {
+  // `class TAB method TAB descriptor TAB rest`: the context is `method TAB descriptor`.
+  const std::string_view cls = class_name_;
+  if (!is_call_site(kind) || key.size() <= cls.size() || key.substr(0, cls.size()) != cls ||
+      key[cls.size()] != '\t') {
+    return {};
+  }
+  std::string_view tail = key.substr(cls.size() + 1);
+  size_t name_end = tail.find('\t');
+  size_t desc_end = name_end == std::string_view::npos ? name_end : tail.find('\t', name_end + 1);
+  if (desc_end == std::string_view::npos) return {};
+  return {tail.substr(0, desc_end), tail.substr(desc_end + 1), true};
+}
+
+bool ClassCounters::line_is(const Line& line, char kind, std::string_view key,
+                            const SiteKey& split) const {
+  if (line.kind != kind) return false;
+  std::string_view body(lines_.data() + line.offset + 2, line.length - 2);
+  if (!line.compact) return body == key;
+  std::string_view context(lines_.data() + line.context, line.context_length);
+  return split.ok && body == split.rest && context == split.context;
 }
 
 void ClassCounters::grow_index() {
   index_.assign(index_.empty() ? 64 : index_.size() * 2, 0);
   const size_t mask = index_.size() - 1;
   for (size_t s = 0; s < lines_by_slot_.size(); ++s) {
-    const Line& line = lines_by_slot_[s];
-    std::string_view text(lines_.data() + line.offset, line.length);
-    size_t at = hash_of(text[0], text.substr(2)) & mask;
+    size_t at = lines_by_slot_[s].hash & mask;
     while (index_[at] != 0) at = (at + 1) & mask;
     index_[at] = static_cast<int32_t>(s) + 1;
   }
 }
 
+// Appends the slot's line, after an `m` line when its context differs from the latest one.
+// A call site of another class (not made by this rewriter) keeps its whole key, under the
+// kind in capitals.
+void ClassCounters::append_line(char kind, std::string_view key, const SiteKey& split,
+                                size_t hash) {
+  Line line;
+  line.kind = kind;
+  line.hash = hash;
+  line.compact = split.ok;
+  if (split.ok) {
+    std::string_view latest(lines_.data() + context_offset_, context_length_);
+    if (!has_context_ || latest != split.context) {
+      lines_.append("m ");
+      context_offset_ = static_cast<uint32_t>(lines_.size());
+      context_length_ = static_cast<uint32_t>(split.context.size());
+      has_context_ = true;
+      lines_.append(split.context).push_back('\n');
+    }
+    line.context = context_offset_;
+    line.context_length = context_length_;
+    key = split.rest;
+  }
+  line.offset = static_cast<uint32_t>(lines_.size());
+  line.length = static_cast<uint32_t>(key.size() + 2);
+  char written = is_call_site(kind) && !split.ok ? static_cast<char>(kind - 'a' + 'A') : kind;
+  lines_.append(1, written).append(1, ' ').append(key).push_back('\n');
+  lines_by_slot_.push_back(line);
+}
+
 int32_t ClassCounters::slot(char kind, std::string_view key) {
   if (lines_by_slot_.size() * 2 >= index_.size()) grow_index();
   const size_t mask = index_.size() - 1;
-  size_t at = hash_of(kind, key) & mask;
+  const size_t hash = hash_of(kind, key);
+  const SiteKey split = split_site_key(kind, key);
+  size_t at = hash & mask;
   for (; index_[at] != 0; at = (at + 1) & mask) {
     int32_t s = index_[at] - 1;
-    if (line_is(lines_by_slot_[static_cast<size_t>(s)], kind, key)) return s;
+    if (line_is(lines_by_slot_[static_cast<size_t>(s)], kind, key, split)) return s;
   }
   const auto added = static_cast<int32_t>(lines_by_slot_.size());
   if (added >= kMaxSlots) return -1;
-  Line line{static_cast<uint32_t>(lines_.size()), static_cast<uint32_t>(key.size() + 2)};
-  lines_.append(1, kind).append(1, ' ').append(key).push_back('\n');
-  lines_by_slot_.push_back(line);
+  append_line(kind, key, split, hash);
   index_[at] = added + 1;
   return added;
 }
 
-Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
-                                     std::vector<Insn>& out) {
+Status ClassCounters::emit_slot_call(ConstantPool& pool, char kind, std::string_view key,
+                                     Helper helper, std::vector<Insn>& out) {
   if (!usable_) return Error::plain("the class has no counters of its own");
   int32_t s = slot(kind, key);
   if (s < 0) return Error::plain("the class's counters are full");
-  auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
-  if (!accessor) return accessor.error();
-  auto increment = pool.add_methodref(kCountsClass, "getAndIncrement", "(I)J");
-  if (!increment) return increment.error();
-  for (Insn i : {Insn::make(op::kInvokestatic, *accessor), push_int(s),
-                 Insn::make(op::kInvokevirtual, *increment), Insn::make(op::kPop2)}) {
-    out.push_back(i);
-  }
+  const HelperSpec& spec = kHelpers[helper];
+  auto call = pool.add_methodref(class_name_, spec.name, spec.desc);
+  if (!call) return call.error();
+  out.push_back(push_int(s));
+  out.push_back(Insn::make(op::kInvokestatic, *call));
+  helpers_used_ |= 1u << helper;
   return Ok{};
 }
 
-std::string ClassCounters::table() const {
-  return "duplex-counters 1\nclass " + class_name_ + "\n" + lines_;
+Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
+                                     bool sampled, std::vector<Insn>& out) {
+  return emit_slot_call(pool, kind, key, sampled ? kSampledCount : kCount, out);
 }
+
+Status ClassCounters::emit_virtual_site(ConstantPool& pool, std::string_view key, bool sampled,
+                                        std::vector<Insn>& out) {
+  return emit_slot_call(pool, 'v', key, sampled ? kSampledSite : kSite, out);
+}
+
+std::string ClassCounters::table() const {
+  return "duplex-counters 2\nclass " + class_name_ + "\n" + lines_;
+}
+
+namespace {
+
+// Adds `private static synthetic NAME DESC` with the code of `ir` to the class.
+Status add_method(ClassFile& cf, const char* name, const char* desc, CodeIR& ir,
+                  const std::string& class_name) {
+  ConstantPool& pool = cf.pool;
+  ir.had_stack_map_table = cf.major_version >= 50;
+  MethodContext ctx{class_name, name, desc, kMemberAccess, cf.major_version};
+  auto assembled = assemble_code(ir, pool, ctx);
+  if (!assembled) return assembled.error();
+  auto name_index = pool.add_utf8(name);
+  auto desc_index = pool.add_utf8(desc);
+  auto code = pool.add_utf8("Code");
+  for (const auto* r : {&name_index, &desc_index, &code}) {
+    if (!*r) return r->error();
+  }
+  Member m;
+  m.access_flags = kMemberAccess;
+  m.name_index = *name_index;
+  m.descriptor_index = *desc_index;
+  Attribute attr;
+  attr.name_index = *code;
+  attr.set_data(std::move(assembled->code_attribute));
+  m.attributes.push_back(std::move(attr));
+  cf.methods.push_back(std::move(m));
+  return Ok{};
+}
+
+}  // namespace
 
 Status ClassCounters::install(ClassFile& cf) const {
   if (!usable_ || lines_by_slot_.empty()) return Ok{};
@@ -134,7 +243,8 @@ Status ClassCounters::install(ClassFile& cf) const {
   auto concat =
       pool.add_methodref("java/lang/String", "concat", "(Ljava/lang/String;)Ljava/lang/String;");
   auto array_class = pool.add_class(kCountsClass);
-  for (const auto* r : {&field, &create, &concat, &array_class}) {
+  auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
+  for (const auto* r : {&field, &create, &concat, &array_class, &accessor}) {
     if (!*r) return r->error();
   }
   // getstatic f; dup; ifnonnull done; pop; <table>; counters(table); dup; putstatic f;
@@ -160,33 +270,45 @@ Status ClassCounters::install(ClassFile& cf) const {
   ir.insns.push_back(Insn::make(kAreturn));
   ir.max_locals = 0;
   ir.max_stack = 2;
-  ir.had_stack_map_table = major_version_ >= 50;
-  MethodContext ctx{class_name_, kCountsField, kAccessorDesc, kMemberAccess, major_version_};
-  auto assembled = assemble_code(ir, pool, ctx);
-  if (!assembled) return assembled.error();
+  if (auto s = add_method(cf, kCountsField, kAccessorDesc, ir, class_name_); !s) return s;
 
   auto name = pool.add_utf8(kCountsField);
   auto field_desc = pool.add_utf8(kCountsDesc);
-  auto method_desc = pool.add_utf8(kAccessorDesc);
-  auto code = pool.add_utf8("Code");
-  for (const auto* r : {&name, &field_desc, &method_desc, &code}) {
-    if (!*r) return r->error();
-  }
+  if (!name) return name.error();
+  if (!field_desc) return field_desc.error();
   Member f;
   f.access_flags = kMemberAccess;
   f.name_index = *name;
   f.descriptor_index = *field_desc;
   cf.fields.push_back(std::move(f));
-  Member m;
-  m.access_flags = kMemberAccess;
-  m.name_index = *name;
-  m.descriptor_index = *method_desc;
-  Attribute attr;
-  attr.name_index = *code;
-  attr.set_data(std::move(assembled->code_attribute));
-  m.attributes.push_back(std::move(attr));
-  cf.methods.push_back(std::move(m));
+  for (Helper h : {kCount, kSite, kSampledCount, kSampledSite}) {
+    if (!(helpers_used_ & (1u << h))) continue;
+    if (auto status = install_helper(cf, h, *accessor); !status) return status;
+  }
   return Ok{};
+}
+
+// [aload_0;] counts(); iload slot; then the runtime's method, or getAndIncrement; pop2. return.
+Status ClassCounters::install_helper(ClassFile& cf, Helper helper, uint16_t accessor) const {
+  const HelperSpec& spec = kHelpers[helper];
+  auto target = spec.runtime_method
+                    ? cf.pool.add_methodref(runtime_class_, spec.runtime_method, spec.runtime_desc)
+                    : cf.pool.add_methodref(kCountsClass, "getAndIncrement", "(I)J");
+  if (!target) return target.error();
+  CodeIR ir;
+  if (spec.receiver) ir.insns.push_back(Insn::make(op::kAload, 0));
+  ir.insns.push_back(Insn::make(op::kInvokestatic, accessor));
+  ir.insns.push_back(Insn::make(op::kIload, spec.receiver ? 1 : 0));
+  if (spec.runtime_method) {
+    ir.insns.push_back(Insn::make(op::kInvokestatic, *target));
+  } else {
+    ir.insns.push_back(Insn::make(op::kInvokevirtual, *target));
+    ir.insns.push_back(Insn::make(op::kPop2));
+  }
+  ir.insns.push_back(Insn::make(kReturn));
+  ir.max_locals = spec.receiver ? 2 : 1;
+  ir.max_stack = 3;
+  return add_method(cf, spec.name, spec.desc, ir, class_name_);
 }
 
 }  // namespace duplex

@@ -1,16 +1,22 @@
 // Per-class event counters: the built-in events of a class (field reads and writes, static
 // and special call sites) count into one AtomicLongArray of the class's own, by slot: no call
-// into the runtime and no lookup, one atomic add (C2 inlines it to a `lock xadd`).
+// into the runtime and no lookup, one atomic add (C2 inlines it to a `lock xadd`). Virtual and
+// interface call sites get a slot too, which names the site to the runtime
+// (`Duplex.callSiteVirtual(receiver, counts, slot)`) in place of a key string per site.
 //
 // Why: a sampled event that calls the runtime and looks its key up in a shared table missed the
 // cache on the table and its entry nearly every time (a quarter of xalan's CPU time at interval
 // 1000 went to that lookup). A slot of an array that belongs to the class, incremented in place,
 // is a few instructions and usually in cache while the class's code runs.
 //
-// The rewritten class gets `private static synthetic AtomicLongArray duplex$counts` and an
+// The rewritten class gets `private static synthetic AtomicLongArray duplex$counts`, an
 // accessor `private static synthetic AtomicLongArray duplex$counts()` that creates it on first
-// use with
-// Duplex.counters(table) (the table names the slots: docs/design/runtime-contract.md). Both are
+// use with Duplex.counters(table) (the table names the slots: docs/design/runtime-contract.md,
+// "Per-class counters"; a call site's key is written without the class and, under an `m` line,
+// without the method, which were most of its bytes), and the helpers the events call,
+// `duplex$count(I)V` and `duplex$site(Ljava/lang/Object;I)V`, and No-Duplication's
+// `duplex$sampledCount` and `duplex$sampledSite` (a few bytes per event instead of the ten of
+// the inlined sequence; C2 inlines them). All are
 // private and static, so they change neither the class's serialVersionUID nor what subclasses
 // see, and no <clinit> is added. Interfaces cannot hold such a field, and JDK classes must not
 // count through JDK code: their events call the runtime as before.
@@ -38,24 +44,55 @@ class ClassCounters {
   bool usable() const { return usable_; }
   bool empty() const { return lines_by_slot_.empty(); }
 
-  // Appends `counts().getAndIncrement(slot)` for `key` of `kind` ('r' field read, 'w' field
-  // write, 's' static
-  // or special call site) to `out`. Fails when the class is not usable or its slots run out.
-  Status emit_increment(ConstantPool& pool, char kind, std::string_view key,
+  // Appends `duplex$count(slot)` (which does `counts().getAndIncrement(slot)`) for `key` of
+  // `kind` ('r' field read, 'w' field write, 's' static or special call site) to `out`. Fails
+  // when the class is not usable or its slots run out.
+  // `sampled`: No-Duplication's fused form, `duplex$sampledCount(slot)`, which counts only
+  // when Duplex.check() says so.
+  Status emit_increment(ConstantPool& pool, char kind, std::string_view key, bool sampled,
                         std::vector<Insn>& out);
+
+  // Appends `duplex$site(<receiver on the stack>, slot)`, which calls
+  // `Duplex.callSiteVirtual(receiver, counts(), slot)`, for the virtual or interface call site
+  // `key`. Fails as emit_increment does.
+  // `sampled`: `duplex$sampledSite`, which calls Duplex.sampledCallSiteVirtual.
+  Status emit_virtual_site(ConstantPool& pool, std::string_view key, bool sampled,
+                           std::vector<Insn>& out);
 
   // After every method is rewritten: adds the field and the accessor (when any slot is used).
   Status install(ClassFile& cf) const;
 
  private:
-  // A slot's line in lines_: `kind key`, at [offset, offset + length).
+  // A slot's line in lines_ at [offset, offset + length): `kind key`, or for a call site of
+  // this class `kind rest` where the key is `class TAB context TAB rest` and the context
+  // (`method TAB descriptor`) is the text at [context, context + context_length) of the `m`
+  // line before it.
   struct Line {
     uint32_t offset = 0;
     uint32_t length = 0;
+    uint32_t context = 0;
+    uint32_t context_length = 0;
+    size_t hash = 0;  // of (kind, key), kept for growing the index
+    char kind = 0;
+    bool compact = false;
+  };
+  // A call site's key of this class split into its context and the rest (ok false otherwise).
+  struct SiteKey {
+    std::string_view context;
+    std::string_view rest;
+    bool ok = false;
   };
 
+  SiteKey split_site_key(char kind, std::string_view key) const;
   int32_t slot(char kind, std::string_view key);
-  bool line_is(const Line& line, char kind, std::string_view key) const;
+  void append_line(char kind, std::string_view key, const SiteKey& split, size_t hash);
+  bool line_is(const Line& line, char kind, std::string_view key, const SiteKey& split) const;
+  // The synthetic methods the events call (class_counters.cpp, kHelpers).
+  enum Helper { kCount, kSite, kSampledCount, kSampledSite };
+
+  Status emit_slot_call(ConstantPool& pool, char kind, std::string_view key, Helper helper,
+                        std::vector<Insn>& out);
+  Status install_helper(ClassFile& cf, Helper helper, uint16_t accessor) const;
   void grow_index();
   std::string table() const;
 
@@ -67,6 +104,11 @@ class ClassCounters {
   // it. One string for all of a class's keys, so a new slot allocates nothing most of the time.
   std::string lines_;
   std::vector<Line> lines_by_slot_;
+  // The context text of the latest `m` line in lines_, at [offset, offset + length).
+  uint32_t context_offset_ = 0;
+  uint32_t context_length_ = 0;
+  bool has_context_ = false;
+  uint32_t helpers_used_ = 0;  // bit 1 << Helper: some event calls it
   // Open addressing over lines_by_slot_: slot + 1 by hash of (kind, key), 0 for empty. Its
   // size is a power of two, more than twice the slot count.
   std::vector<int32_t> index_;

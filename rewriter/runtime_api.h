@@ -40,6 +40,13 @@ inline constexpr const char* kCallSiteVirtual = "callSiteVirtual";
 inline constexpr const char* kSampledCallSite = "sampledCallSite";
 inline constexpr const char* kSampledCallSiteVirtual = "sampledCallSiteVirtual";
 inline constexpr const char* kReceiverKeyDesc = "(Ljava/lang/Object;Ljava/lang/String;)V";
+// callSiteVirtual in a class with counters of its own: the site is a slot of its table.
+inline constexpr const char* kReceiverCountsDesc =
+    "(Ljava/lang/Object;Ljava/util/concurrent/atomic/AtomicLongArray;I)V";
+// No-Duplication's fused form of a class-counter increment: check, then count the slot.
+inline constexpr const char* kSampledCount = "sampledCount";
+inline constexpr const char* kSampledCountDesc =
+    "(Ljava/util/concurrent/atomic/AtomicLongArray;I)V";
 inline constexpr const char* kFieldRead = "fieldRead";
 inline constexpr const char* kFieldWrite = "fieldWrite";
 inline constexpr const char* kEvent = "event";

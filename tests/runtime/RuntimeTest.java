@@ -63,6 +63,7 @@ public final class RuntimeTest {
       test("dump is atomic", RuntimeTest::dumpAtomic);
       test("dump failure is reported", RuntimeTest::dumpFailure);
       test("reset clears counts", RuntimeTest::reset);
+      test("class counters: tables of version 1 and 2", RuntimeTest::classCounterTables);
       test("configure validates", RuntimeTest::configure);
       test("periodic dump", RuntimeTest::periodicDump);
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
@@ -439,6 +440,74 @@ public final class RuntimeTest {
     Duplex.event("reset:e");
     expectEq(1, elements(parse(Duplex.profileXml()), "event").size(), "counting after reset");
     Duplex.setInterval(1000);
+  }
+
+  /** The edge of the profile with these caller method, offset and callee, or null. */
+  static Element edge(Document doc, String method, String offset, String callee) {
+    for (Element e : elements(doc, "edge")) {
+      if (e.getAttribute("caller-method").equals(method) && e.getAttribute("offset").equals(offset)
+          && e.getAttribute("callee").equals(callee)) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  static void classCounterTables() throws Exception {
+    Duplex.reset();
+    // Version 2 (rewriter/class_counters.h): call sites of the class under "m" lines.
+    java.util.concurrent.atomic.AtomicLongArray v2 = Duplex.counters("duplex-counters 2\n"
+        + "class t/V2\n"
+        + "m run\t()V\n"
+        + "s 3\t10\tt/V2.helper()V\n" // slot 0
+        + "r t/V2.f:I\n" // slot 1
+        + "v 9\t11\tjava/lang/Object.toString()Ljava/lang/String;\n" // slot 2
+        + "m other\t(I)I\n"
+        + "v 4\t-1\tjava/lang/Object.hashCode()I\n" // slot 3
+        + "S t/Else\tx\t()V\t7\t1\tt/Else.y()V\n" // slot 4: a whole key
+        + "V t/Else\tz\t()V\t8\t2\tjava/lang/Object.hashCode()I\n"); // slot 5
+    expectEq(6, v2.length(), "slots of a version 2 table ('m' lines take none)");
+    v2.getAndIncrement(0);
+    v2.getAndIncrement(0);
+    v2.getAndIncrement(1);
+    v2.getAndIncrement(4);
+    for (int i = 0; i < 3; i++) Duplex.callSiteVirtual("a string", v2, 2);
+    Duplex.callSiteVirtual(null, v2, 2); // a null receiver counts on the declared callee
+    Duplex.callSiteVirtual(Integer.valueOf(1), v2, 3);
+    Duplex.callSiteVirtual(new Object(), v2, 5);
+    Duplex.callSiteVirtual("ignored", v2, 1); // not a virtual site: nothing counted
+    Duplex.callSiteVirtual("ignored", v2, 99); // no such slot: nothing counted, nothing thrown
+    Duplex.callSiteVirtual("ignored", new java.util.concurrent.atomic.AtomicLongArray(4), 0);
+    // Version 1: whole keys.
+    java.util.concurrent.atomic.AtomicLongArray v1 = Duplex.counters(
+        "duplex-counters 1\nclass t/V1\ns t/V1\tgo\t()V\t5\t20\tt/V1.helper()V\n");
+    v1.getAndIncrement(0);
+    Document doc = parse(Duplex.profileXml());
+    Element e = edge(doc, "run", "3", "t/V2.helper()V");
+    expect(e != null && e.getAttribute("caller-class").equals("t/V2")
+        && e.getAttribute("caller-descriptor").equals("()V") && e.getAttribute("line").equals("10")
+        && e.getAttribute("count").equals("2"), "static site under its m line");
+    e = edge(doc, "run", "9", "java/lang/String.toString()Ljava/lang/String;");
+    expect(e != null && e.getAttribute("count").equals("3"), "virtual site, resolved by receiver");
+    e = edge(doc, "run", "9", "java/lang/Object.toString()Ljava/lang/String;");
+    expect(e != null && e.getAttribute("count").equals("1"), "null receiver on the declared callee");
+    e = edge(doc, "other", "4", "java/lang/Integer.hashCode()I");
+    expect(e != null && e.getAttribute("caller-descriptor").equals("(I)I")
+        && e.getAttribute("line").equals("-1"), "the second m line applies");
+    e = edge(doc, "x", "7", "t/Else.y()V");
+    expect(e != null && e.getAttribute("caller-class").equals("t/Else"), "whole static key (S)");
+    e = edge(doc, "z", "8", "java/lang/Object.hashCode()I");
+    expect(e != null && e.getAttribute("count").equals("1"), "whole virtual key (V)");
+    e = edge(doc, "go", "5", "t/V1.helper()V");
+    expect(e != null && e.getAttribute("caller-class").equals("t/V1"), "version 1 table");
+    expectEq(7, elements(doc, "edge").size(), "edges: nothing counted for bad slots");
+    expectEq("1", elements(doc, "field").get(0).getAttribute("reads"), "field slot");
+    // After a reset the slots find their (new) entries again.
+    Duplex.reset();
+    Duplex.callSiteVirtual("again", v2, 2);
+    e = edge(parse(Duplex.profileXml()), "run", "9", "java/lang/String.toString()Ljava/lang/String;");
+    expect(e != null && e.getAttribute("count").equals("1"), "virtual site counted after reset");
+    Duplex.reset();
   }
 
   static void configure() {

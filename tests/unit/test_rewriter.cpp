@@ -615,3 +615,30 @@ TEST_CASE("golden listings: one method in every mode", "[rewriter][golden]") {
     CHECK(listing == expected);
   }
 }
+
+TEST_CASE("class counters: the table names the class and each method once", "[rewriter]") {
+  auto r = rewrite(Mode::kFull, {"call-edge", "field-access"});
+  auto cf = ClassFile::parse(r.bytes);
+  REQUIRE(cf.ok());
+  std::string table;
+  for (uint16_t i = 1; i < cf->pool.count(); ++i) {
+    auto text = cf->pool.utf8(i);
+    if (!text) continue;
+    if (text->starts_with("duplex-counters ")) table = std::string(*text);
+    // Each key is written once, in the table, not as a constant of its own.
+    CHECK(text->find("Probe\tgolden\t") == std::string_view::npos);
+  }
+  // Probe.golden calls scale() (a static call site, original offset 14, line 10) and writes
+  // Probe.counter; sumGetter calls getField() on itself (a virtual call site).
+  CHECK(table.starts_with("duplex-counters 2\nclass Probe\n"));
+  CHECK(table.find("\nm golden\t([I)I\ns 14\t10\tProbe.scale(I)I\n") != std::string::npos);
+  CHECK(table.find("\nw Probe.counter:I\n") != std::string::npos);
+  CHECK(table.find("\nm sumGetter\t(I)I\nv 11\t") != std::string::npos);
+  CHECK(method_listing(r.bytes, "duplex$count").rfind("<no method", 0) != 0);
+  CHECK(method_listing(r.bytes, "duplex$site").rfind("<no method", 0) != 0);
+  // No-Duplication's helpers only where No-Duplication put events.
+  CHECK(method_listing(r.bytes, "duplex$sampledCount").rfind("<no method", 0) == 0);
+  auto nodup = rewrite(Mode::kNoDup, {"call-edge", "field-access"});
+  CHECK(method_listing(nodup.bytes, "duplex$sampledCount").rfind("<no method", 0) != 0);
+  CHECK(method_listing(nodup.bytes, "duplex$sampledSite").rfind("<no method", 0) != 0);
+}

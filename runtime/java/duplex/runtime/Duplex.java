@@ -5,6 +5,7 @@ import java.lang.invoke.ConstantCallSite;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
  * The runtime that classes rewritten by duplex call (Arnold &amp; Ryder's instrumentation
@@ -354,6 +355,27 @@ public final class Duplex {
     CallSites.countVirtual(s, receiver);
   }
 
+  /**
+   * As {@link #callSiteVirtual(Object, String)}, in a class with counters of its own: the site
+   * is slot {@code slot} of the class's {@code counts} ({@link #counters}), whose table holds its
+   * key, so the class carries no key string per site. The site's entry is looked up once and
+   * then kept beside the slot.
+   */
+  public static void callSiteVirtual(Object receiver, AtomicLongArray counts, int slot) {
+    CallSites.Site s = ClassCounts.site(counts, slot);
+    if (s == null && (s = findSite(counts, slot)) == null) return;
+    CallSites.countVirtual(s, receiver);
+  }
+
+  private static CallSites.Site findSite(AtomicLongArray counts, int slot) {
+    String key = ClassCounts.virtualSiteKey(counts, slot);
+    if (key == null) return null;
+    CallSites.Site s = CALL_SITES.find(key);
+    if (s == null && (s = addSite(key)) == null) return null;
+    ClassCounts.remember(counts, slot, s);
+    return s;
+  }
+
   // The event paths above and count() below take no guard when the key is known: they then run
   // only the runtime's own code, String.hashCode and java.util.concurrent, none of which the
   // agent rewrites, so they cannot raise events themselves. Adding a key allocates and locks,
@@ -380,6 +402,20 @@ public final class Duplex {
   /** No-Duplication's fused form of {@link #callSiteVirtual}. */
   public static void sampledCallSiteVirtual(Object receiver, String siteKey) {
     if (check()) callSiteVirtual(receiver, siteKey);
+  }
+
+  /** No-Duplication's fused form of {@link #callSiteVirtual(Object, AtomicLongArray, int)}. */
+  public static void sampledCallSiteVirtual(Object receiver, AtomicLongArray counts, int slot) {
+    if (check()) callSiteVirtual(receiver, counts, slot);
+  }
+
+  /**
+   * No-Duplication's fused form of a class-counter event (a field access, or a static or
+   * special call site): counts slot {@code slot} of the class's {@code counts} when this check
+   * samples. Slots past the array's end are ignored.
+   */
+  public static void sampledCount(AtomicLongArray counts, int slot) {
+    if (check() && slot >= 0 && slot < counts.length()) counts.getAndIncrement(slot);
   }
 
   /**
