@@ -12,29 +12,9 @@ namespace duplex {
 namespace {
 
 constexpr uint8_t kAreturn = 0xb0;  // not among classfile/opcodes.h's names
-constexpr uint8_t kReturn = 0xb1;
 constexpr const char* kCountsClass = "java/util/concurrent/atomic/AtomicLongArray";
 constexpr const char* kCountsDesc = "Ljava/util/concurrent/atomic/AtomicLongArray;";
 constexpr const char* kAccessorDesc = "()Ljava/util/concurrent/atomic/AtomicLongArray;";
-// The helpers the events call (ClassCounters::Helper order): `push slot; invokestatic helper`
-// is a few bytes where the whole sequence took ten, and C2 inlines the helper.
-struct HelperSpec {
-  const char* name;
-  const char* desc;
-  bool receiver;               // takes the receiver before the slot
-  const char* runtime_method;  // the Duplex method it calls with (receiver,) counts, slot; null:
-                               // counts().getAndIncrement(slot)
-  const char* runtime_desc;
-};
-constexpr HelperSpec kHelpers[] = {
-    {"duplex$count", "(I)V", false, nullptr, nullptr},
-    {"duplex$site", "(Ljava/lang/Object;I)V", true, runtime_api::kCallSiteVirtual,
-     runtime_api::kReceiverCountsDesc},
-    {"duplex$sampledCount", "(I)V", false, runtime_api::kSampledCount,
-     runtime_api::kSampledCountDesc},
-    {"duplex$sampledSite", "(Ljava/lang/Object;I)V", true, runtime_api::kSampledCallSiteVirtual,
-     runtime_api::kReceiverCountsDesc},
-};
 constexpr uint16_t kMemberAccess = access::kPrivate | access::kStatic | access::kSynthetic;
 // Slots past this many fall back to the runtime call (sipush reaches 32767; a class with more
 // built-in events than that is rare enough).
@@ -81,7 +61,6 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
   c.usable_ = (cf.access_flags & access::kInterface) == 0 && !in_jdk_package(c.class_name_) &&
               !has_member(cf, cf.fields, kCountsField);
   c.usable_ = c.usable_ && !has_member(cf, cf.methods, kCountsField);
-  for (const HelperSpec& h : kHelpers) c.usable_ = c.usable_ && !has_member(cf, cf.methods, h.name);
   return c;
 }
 
@@ -176,28 +155,42 @@ int32_t ClassCounters::slot(char kind, std::string_view key) {
   return added;
 }
 
+// `counts(); push slot;` and then what counts it. The sequence stays in the method rather than in
+// a per-class helper (`push slot; invokestatic helper`, 3-4 bytes less per event): the helper
+// made C2 build more nodes per event, so large methods reached NodeCountInliningCutoff and
+// stopped inlining more often (h2, PrintInlining: 1,073 cut-offs against 441), and h2's Full
+// @1000 ran 1.2-1.35x slower per iteration in steady state (docs/classfile-bench.md).
 Status ClassCounters::emit_slot_call(ConstantPool& pool, char kind, std::string_view key,
-                                     Helper helper, std::vector<Insn>& out) {
+                                     const char* runtime_method, const char* runtime_desc,
+                                     std::vector<Insn>& out) {
   if (!usable_) return Error::plain("the class has no counters of its own");
   int32_t s = slot(kind, key);
   if (s < 0) return Error::plain("the class's counters are full");
-  const HelperSpec& spec = kHelpers[helper];
-  auto call = pool.add_methodref(class_name_, spec.name, spec.desc);
-  if (!call) return call.error();
+  auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
+  if (!accessor) return accessor.error();
+  auto target = runtime_method ? pool.add_methodref(runtime_class_, runtime_method, runtime_desc)
+                               : pool.add_methodref(kCountsClass, "getAndIncrement", "(I)J");
+  if (!target) return target.error();
+  out.push_back(Insn::make(op::kInvokestatic, *accessor));
   out.push_back(push_int(s));
-  out.push_back(Insn::make(op::kInvokestatic, *call));
-  helpers_used_ |= 1u << helper;
+  if (runtime_method) {
+    out.push_back(Insn::make(op::kInvokestatic, *target));
+  } else {
+    out.push_back(Insn::make(op::kInvokevirtual, *target));
+    out.push_back(Insn::make(op::kPop2));
+  }
   return Ok{};
 }
 
 Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
-                                     bool sampled, std::vector<Insn>& out) {
-  return emit_slot_call(pool, kind, key, sampled ? kSampledCount : kCount, out);
+                                     std::vector<Insn>& out) {
+  return emit_slot_call(pool, kind, key, nullptr, nullptr, out);
 }
 
-Status ClassCounters::emit_virtual_site(ConstantPool& pool, std::string_view key, bool sampled,
+Status ClassCounters::emit_virtual_site(ConstantPool& pool, std::string_view key,
                                         std::vector<Insn>& out) {
-  return emit_slot_call(pool, 'v', key, sampled ? kSampledSite : kSite, out);
+  return emit_slot_call(pool, 'v', key, runtime_api::kCallSiteVirtual,
+                        runtime_api::kReceiverCountsDesc, out);
 }
 
 std::string ClassCounters::table() const {
@@ -243,8 +236,7 @@ Status ClassCounters::install(ClassFile& cf) const {
   auto concat =
       pool.add_methodref("java/lang/String", "concat", "(Ljava/lang/String;)Ljava/lang/String;");
   auto array_class = pool.add_class(kCountsClass);
-  auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
-  for (const auto* r : {&field, &create, &concat, &array_class, &accessor}) {
+  for (const auto* r : {&field, &create, &concat, &array_class}) {
     if (!*r) return r->error();
   }
   // getstatic f; dup; ifnonnull done; pop; <table>; counters(table); dup; putstatic f;
@@ -281,34 +273,7 @@ Status ClassCounters::install(ClassFile& cf) const {
   f.name_index = *name;
   f.descriptor_index = *field_desc;
   cf.fields.push_back(std::move(f));
-  for (Helper h : {kCount, kSite, kSampledCount, kSampledSite}) {
-    if (!(helpers_used_ & (1u << h))) continue;
-    if (auto status = install_helper(cf, h, *accessor); !status) return status;
-  }
   return Ok{};
-}
-
-// [aload_0;] counts(); iload slot; then the runtime's method, or getAndIncrement; pop2. return.
-Status ClassCounters::install_helper(ClassFile& cf, Helper helper, uint16_t accessor) const {
-  const HelperSpec& spec = kHelpers[helper];
-  auto target = spec.runtime_method
-                    ? cf.pool.add_methodref(runtime_class_, spec.runtime_method, spec.runtime_desc)
-                    : cf.pool.add_methodref(kCountsClass, "getAndIncrement", "(I)J");
-  if (!target) return target.error();
-  CodeIR ir;
-  if (spec.receiver) ir.insns.push_back(Insn::make(op::kAload, 0));
-  ir.insns.push_back(Insn::make(op::kInvokestatic, accessor));
-  ir.insns.push_back(Insn::make(op::kIload, spec.receiver ? 1 : 0));
-  if (spec.runtime_method) {
-    ir.insns.push_back(Insn::make(op::kInvokestatic, *target));
-  } else {
-    ir.insns.push_back(Insn::make(op::kInvokevirtual, *target));
-    ir.insns.push_back(Insn::make(op::kPop2));
-  }
-  ir.insns.push_back(Insn::make(kReturn));
-  ir.max_locals = spec.receiver ? 2 : 1;
-  ir.max_stack = 3;
-  return add_method(cf, spec.name, spec.desc, ir, class_name_);
 }
 
 }  // namespace duplex

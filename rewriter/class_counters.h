@@ -13,10 +13,7 @@
 // accessor `private static synthetic AtomicLongArray duplex$counts()` that creates it on first
 // use with Duplex.counters(table) (the table names the slots: docs/design/runtime-contract.md,
 // "Per-class counters"; a call site's key is written without the class and, under an `m` line,
-// without the method, which were most of its bytes), and the helpers the events call,
-// `duplex$count(I)V` and `duplex$site(Ljava/lang/Object;I)V`, and No-Duplication's
-// `duplex$sampledCount` and `duplex$sampledSite` (a few bytes per event instead of the ten of
-// the inlined sequence; C2 inlines them). All are
+// without the method, which were most of its bytes). Both are
 // private and static, so they change neither the class's serialVersionUID nor what subclasses
 // see, and no <clinit> is added. Interfaces cannot hold such a field, and JDK classes must not
 // count through JDK code: their events call the runtime as before.
@@ -44,20 +41,15 @@ class ClassCounters {
   bool usable() const { return usable_; }
   bool empty() const { return lines_by_slot_.empty(); }
 
-  // Appends `duplex$count(slot)` (which does `counts().getAndIncrement(slot)`) for `key` of
-  // `kind` ('r' field read, 'w' field write, 's' static or special call site) to `out`. Fails
-  // when the class is not usable or its slots run out.
-  // `sampled`: No-Duplication's fused form, `duplex$sampledCount(slot)`, which counts only
-  // when Duplex.check() says so.
-  Status emit_increment(ConstantPool& pool, char kind, std::string_view key, bool sampled,
+  // Appends `counts().getAndIncrement(slot)` for `key` of `kind` ('r' field read, 'w' field
+  // write, 's' static or special call site) to `out`. Fails when the class is not usable or
+  // its slots run out.
+  Status emit_increment(ConstantPool& pool, char kind, std::string_view key,
                         std::vector<Insn>& out);
 
-  // Appends `duplex$site(<receiver on the stack>, slot)`, which calls
-  // `Duplex.callSiteVirtual(receiver, counts(), slot)`, for the virtual or interface call site
-  // `key`. Fails as emit_increment does.
-  // `sampled`: `duplex$sampledSite`, which calls Duplex.sampledCallSiteVirtual.
-  Status emit_virtual_site(ConstantPool& pool, std::string_view key, bool sampled,
-                           std::vector<Insn>& out);
+  // Appends `Duplex.callSiteVirtual(<receiver on the stack>, counts(), slot)` for the virtual or
+  // interface call site `key`. Fails as emit_increment does.
+  Status emit_virtual_site(ConstantPool& pool, std::string_view key, std::vector<Insn>& out);
 
   // After every method is rewritten: adds the field and the accessor (when any slot is used).
   Status install(ClassFile& cf) const;
@@ -87,12 +79,10 @@ class ClassCounters {
   int32_t slot(char kind, std::string_view key);
   void append_line(char kind, std::string_view key, const SiteKey& split, size_t hash);
   bool line_is(const Line& line, char kind, std::string_view key, const SiteKey& split) const;
-  // The synthetic methods the events call (class_counters.cpp, kHelpers).
-  enum Helper { kCount, kSite, kSampledCount, kSampledSite };
-
-  Status emit_slot_call(ConstantPool& pool, char kind, std::string_view key, Helper helper,
+  // `runtime_method` null: counts().getAndIncrement(slot).
+  Status emit_slot_call(ConstantPool& pool, char kind, std::string_view key,
+                        const char* runtime_method, const char* runtime_desc,
                         std::vector<Insn>& out);
-  Status install_helper(ClassFile& cf, Helper helper, uint16_t accessor) const;
   void grow_index();
   std::string table() const;
 
@@ -108,7 +98,6 @@ class ClassCounters {
   uint32_t context_offset_ = 0;
   uint32_t context_length_ = 0;
   bool has_context_ = false;
-  uint32_t helpers_used_ = 0;  // bit 1 << Helper: some event calls it
   // Open addressing over lines_by_slot_: slot + 1 by hash of (kind, key), 0 for empty. Its
   // size is a power of two, more than twice the slot count.
   std::vector<int32_t> index_;

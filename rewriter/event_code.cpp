@@ -45,18 +45,18 @@ Result<uint16_t> EventCode::temp_local(uint16_t slots) {
   return static_cast<uint16_t>(at);
 }
 
-bool EventCode::count_in_class(char kind, std::string_view key, bool sampled) {
+bool EventCode::count_in_class(char kind, std::string_view key) {
   if (!counters_ || !counters_->usable()) return false;
   size_t before = out_.size();
-  if (counters_->emit_increment(pool_, kind, key, sampled, out_)) return true;
+  if (counters_->emit_increment(pool_, kind, key, out_)) return true;
   out_.resize(before);
   return false;
 }
 
-bool EventCode::count_virtual_in_class(std::string_view key, bool sampled) {
+bool EventCode::count_virtual_in_class(std::string_view key) {
   if (!counters_ || !counters_->usable()) return false;
   size_t before = out_.size();
-  if (counters_->emit_virtual_site(pool_, key, sampled, out_)) return true;
+  if (counters_->emit_virtual_site(pool_, key, out_)) return true;
   out_.resize(before);
   return false;
 }

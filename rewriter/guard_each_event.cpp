@@ -58,7 +58,7 @@ class InPlaceEvents {
     if (!guarded_) return emit_events(m_, sites, pool_, out_, m_.code.max_locals);
     if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
       ++checks_;  // the runtime call checks, then records
-      EventCode code(pool_, out_.insns, m_.runtime_class, m_.code.max_locals, m_.counters);
+      EventCode code(pool_, out_.insns, m_.runtime_class, m_.code.max_locals);
       auto s = sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
       out_.max_locals = std::max(out_.max_locals, code.locals_needed());
       return s;

@@ -67,11 +67,10 @@ class EventCode {
   // Built-in events only: counts `key` of `kind` ('r' field read, 'w' field write, 's' static
   // or special call site) in the class's own counters, with no call (rewriter/class_counters.h).
   // False, with nothing emitted, where the class has none: then call the runtime instead.
-  // `sampled`: No-Duplication's fused form (counts only when the runtime's check says so).
-  bool count_in_class(char kind, std::string_view key, bool sampled = false);
+  bool count_in_class(char kind, std::string_view key);
   // The same for a virtual or interface call site, whose receiver's copy is on the stack:
   // passes it to the runtime with the site's slot in the class's counters instead of its key.
-  bool count_virtual_in_class(std::string_view key, bool sampled = false);
+  bool count_virtual_in_class(std::string_view key);
   void raw(const Insn& insn) { out_.push_back(insn); }
   ConstantPool& pool() { return pool_; }
   std::string_view runtime_class() const { return runtime_class_; }

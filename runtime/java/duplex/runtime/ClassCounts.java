@@ -18,20 +18,45 @@ import java.util.concurrent.atomic.AtomicLongArray;
 final class ClassCounts {
   /**
    * One class's counters, with the table that names its slots. The rewritten class sees only
-   * the AtomicLongArray; the runtime casts it back to find a virtual call site's entry.
+   * the AtomicLongArray; the runtime casts it back to find a virtual call site's entry. Keys
+   * are made from the table when first asked for (most slots of a sampled run never count).
    */
   static final class Counts extends AtomicLongArray {
     private static final long serialVersionUID = 1L;
+    private final String table;
+    private final String className;
     final char[] kinds;
-    final String[] keys;
+    // The slot's text in the table, [start, end), and where the text of its context ("m" line)
+    // starts, or -1 when the text is the whole key.
+    private final int[] starts;
+    private final int[] ends;
+    private final int[] contexts;
+    private final String[] keys; // made on first use (racy: any thread may make the same key)
     /** Virtual call sites' entries in {@link Duplex#CALL_SITES}, by slot, found on first use. */
     final CallSites.Site[] sites;
 
-    Counts(char[] kinds, String[] keys) {
-      super(keys.length);
-      this.kinds = kinds;
-      this.keys = keys;
-      this.sites = new CallSites.Site[keys.length];
+    Counts(String table, String className, int slots) {
+      super(slots);
+      this.table = table;
+      this.className = className;
+      this.kinds = new char[slots];
+      this.starts = new int[slots];
+      this.ends = new int[slots];
+      this.contexts = new int[slots];
+      this.keys = new String[slots];
+      this.sites = new CallSites.Site[slots];
+    }
+
+    String key(int slot) {
+      String k = keys[slot];
+      if (k != null) return k;
+      k = table.substring(starts[slot], ends[slot]);
+      int context = contexts[slot];
+      if (context >= 0) {
+        k = className + '\t' + table.substring(context, lineEnd(table, context)) + '\t' + k;
+      }
+      keys[slot] = k;
+      return k;
     }
   }
 
@@ -52,39 +77,32 @@ final class ClassCounts {
    */
   static AtomicLongArray register(String table) {
     int slots = 0;
+    String className = "";
     for (int at = 0; at < table.length();) {
       int end = lineEnd(table, at);
       if (isSlot(table, at, end)) slots++;
+      if (table.startsWith("class ", at)) className = table.substring(at + 6, end);
       at = end + 1;
     }
     boolean compact = table.startsWith("duplex-counters 2");
-    String className = "";
-    String context = "";
-    char[] kinds = new char[slots];
-    String[] keys = new String[slots];
+    Counts b = new Counts(table, className, slots);
+    int context = -1;
     int s = 0;
     for (int at = 0; at < table.length();) {
       int end = lineEnd(table, at);
-      if (table.startsWith("class ", at)) {
-        className = table.substring(at + 6, end);
-      } else if (table.startsWith("m ", at)) {
-        context = table.substring(at + 2, end);
+      if (table.startsWith("m ", at)) {
+        context = at + 2;
       } else if (isSlot(table, at, end)) {
         boolean ok = end - at >= 2 && table.charAt(at + 1) == ' ';
         char kind = ok ? table.charAt(at) : '?';
-        String rest = ok ? table.substring(at + 2, end) : "";
-        if (compact && (kind == 's' || kind == 'v')) {
-          rest = className + '\t' + context + '\t' + rest;
-        } else if (kind == 'S' || kind == 'V') {
-          kind = Character.toLowerCase(kind);
-        }
-        kinds[s] = kind;
-        keys[s] = rest;
+        b.starts[s] = ok ? at + 2 : end;
+        b.ends[s] = end;
+        b.contexts[s] = compact && context >= 0 && (kind == 's' || kind == 'v') ? context : -1;
+        b.kinds[s] = kind == 'S' || kind == 'V' ? Character.toLowerCase(kind) : kind;
         s++;
       }
       at = end + 1;
     }
-    Counts b = new Counts(kinds, keys);
     synchronized (LOCK) {
       if (size == blocks.length) {
         Counts[] bigger = new Counts[size * 2];
@@ -126,14 +144,14 @@ final class ClassCounts {
   static String virtualSiteKey(AtomicLongArray counts, int slot) {
     if (!(counts instanceof Counts)) return null;
     Counts c = (Counts) counts;
-    if (slot < 0 || slot >= c.keys.length || c.kinds[slot] != 'v') return null;
-    return c.keys[slot];
+    if (slot < 0 || slot >= c.kinds.length || c.kinds[slot] != 'v') return null;
+    return c.key(slot);
   }
 
   /** Zeroes every counter (increments racing with it may survive). */
   static void clear() {
     for (Counts b : snapshot()) {
-      for (int i = 0; i < b.keys.length; i++) {
+      for (int i = 0; i < b.kinds.length; i++) {
         b.set(i, 0L);
         b.sites[i] = null; // the call-site table was cleared too: find the entries again
       }
@@ -143,11 +161,12 @@ final class ClassCounts {
   /** Adds every non-zero count of slots of {@code kind} to {@code out}, by key. */
   static void sums(char kind, Map<String, Long> out) {
     for (Counts b : snapshot()) {
-      for (int i = 0; i < b.keys.length; i++) {
+      for (int i = 0; i < b.kinds.length; i++) {
         long n = b.get(i);
         if (n == 0 || b.kinds[i] != kind) continue;
-        Long old = out.get(b.keys[i]);
-        out.put(b.keys[i], old == null ? n : old + n);
+        String key = b.key(i);
+        Long old = out.get(key);
+        out.put(key, old == null ? n : old + n);
       }
     }
   }

@@ -399,23 +399,9 @@ public final class Duplex {
     if (check()) callSite(siteKey);
   }
 
-  /** No-Duplication's fused form of {@link #callSiteVirtual}. */
+  /** No-Duplication's fused form of {@link #callSiteVirtual(Object, String)}. */
   public static void sampledCallSiteVirtual(Object receiver, String siteKey) {
     if (check()) callSiteVirtual(receiver, siteKey);
-  }
-
-  /** No-Duplication's fused form of {@link #callSiteVirtual(Object, AtomicLongArray, int)}. */
-  public static void sampledCallSiteVirtual(Object receiver, AtomicLongArray counts, int slot) {
-    if (check()) callSiteVirtual(receiver, counts, slot);
-  }
-
-  /**
-   * No-Duplication's fused form of a class-counter event (a field access, or a static or
-   * special call site): counts slot {@code slot} of the class's {@code counts} when this check
-   * samples. Slots past the array's end are ignored.
-   */
-  public static void sampledCount(AtomicLongArray counts, int slot) {
-    if (check() && slot >= 0 && slot < counts.length()) counts.getAndIncrement(slot);
   }
 
   /**

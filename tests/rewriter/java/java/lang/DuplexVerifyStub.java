@@ -26,9 +26,7 @@ public final class DuplexVerifyStub {
   public static void sampledCallSiteVirtual(Object receiver, String key) {}
   public static void callSiteVirtual(
       Object receiver, java.util.concurrent.atomic.AtomicLongArray counts, int slot) {}
-  public static void sampledCallSiteVirtual(
-      Object receiver, java.util.concurrent.atomic.AtomicLongArray counts, int slot) {}
-  public static void sampledCount(java.util.concurrent.atomic.AtomicLongArray counts, int slot) {}
+
   public static void callEdge(String key) {}
   public static void fieldRead(String key) {}
   public static void fieldWrite(String key) {}
