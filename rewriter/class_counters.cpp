@@ -15,6 +15,7 @@ constexpr uint8_t kAreturn = 0xb0;  // not among classfile/opcodes.h's names
 constexpr const char* kCountsClass = "java/util/concurrent/atomic/AtomicLongArray";
 constexpr const char* kCountsDesc = "Ljava/util/concurrent/atomic/AtomicLongArray;";
 constexpr const char* kAccessorDesc = "()Ljava/util/concurrent/atomic/AtomicLongArray;";
+constexpr const char* kCountsInit = "duplex$countsInit";
 constexpr uint16_t kMemberAccess = access::kPrivate | access::kStatic | access::kSynthetic;
 // Slots past this many fall back to the runtime call (sipush reaches 32767; a class with more
 // built-in events than that is rare enough).
@@ -60,7 +61,8 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
   // JDK classes therefore keep the runtime calls (which take care never to recurse).
   c.usable_ = (cf.access_flags & access::kInterface) == 0 && !in_jdk_package(c.class_name_) &&
               !has_member(cf, cf.fields, kCountsField);
-  c.usable_ = c.usable_ && !has_member(cf, cf.methods, kCountsField);
+  c.usable_ = c.usable_ && !has_member(cf, cf.methods, kCountsField) &&
+              !has_member(cf, cf.methods, kCountsInit);
   return c;
 }
 
@@ -239,8 +241,13 @@ Status ClassCounters::install(ClassFile& cf) const {
   for (const auto* r : {&field, &create, &concat, &array_class}) {
     if (!*r) return r->error();
   }
-  // getstatic f; dup; ifnonnull done; pop; <table>; counters(table); dup; putstatic f;
-  // done: areturn. Racing first calls may each register an array; all of them are counted.
+  auto init = pool.add_methodref(class_name_, kCountsInit, kAccessorDesc);
+  if (!init) return init.error();
+  // The accessor: getstatic f; dup; ifnonnull done; pop; invokestatic init; done: areturn.
+  // C2 inlines it at every event, with its first-call path (taken once, so not a trap): that
+  // path is one call of a method run once, which C2 leaves as a call, instead of the table's
+  // strings and the registration, which took nodes at every event and made large methods
+  // reach NodeCountInliningCutoff sooner.
   CodeIR ir;
   LabelId done = ir.new_label();
   ir.labels[done].frame = Frame{{}, {VType{VTag::kObject, *array_class}}};
@@ -248,21 +255,30 @@ Status ClassCounters::install(ClassFile& cf) const {
   ir.insns.push_back(Insn::make(op::kDup));
   ir.insns.push_back(Insn::make_branch(op::kIfnonnull, done));
   ir.insns.push_back(Insn::make(op::kPop));
-  std::vector<std::string> parts = parts_of(table());
-  for (size_t i = 0; i < parts.size(); ++i) {
-    auto str = pool.add_string(parts[i]);
-    if (!str) return str.error();
-    ir.insns.push_back(Insn::make(op::kLdc, *str));
-    if (i > 0) ir.insns.push_back(Insn::make(op::kInvokevirtual, *concat));
-  }
-  ir.insns.push_back(Insn::make(op::kInvokestatic, *create));
-  ir.insns.push_back(Insn::make(op::kDup));
-  ir.insns.push_back(Insn::make(op::kPutstatic, *field));
+  ir.insns.push_back(Insn::make(op::kInvokestatic, *init));
   ir.insns.push_back(Insn::make_label(done));
   ir.insns.push_back(Insn::make(kAreturn));
   ir.max_locals = 0;
   ir.max_stack = 2;
   if (auto s = add_method(cf, kCountsField, kAccessorDesc, ir, class_name_); !s) return s;
+
+  // The first call: <table>; counters(table); dup; putstatic f; areturn. Racing first calls
+  // may each register an array; all of them are counted.
+  CodeIR first;
+  std::vector<std::string> parts = parts_of(table());
+  for (size_t i = 0; i < parts.size(); ++i) {
+    auto str = pool.add_string(parts[i]);
+    if (!str) return str.error();
+    first.insns.push_back(Insn::make(op::kLdc, *str));
+    if (i > 0) first.insns.push_back(Insn::make(op::kInvokevirtual, *concat));
+  }
+  first.insns.push_back(Insn::make(op::kInvokestatic, *create));
+  first.insns.push_back(Insn::make(op::kDup));
+  first.insns.push_back(Insn::make(op::kPutstatic, *field));
+  first.insns.push_back(Insn::make(kAreturn));
+  first.max_locals = 0;
+  first.max_stack = 2;
+  if (auto s = add_method(cf, kCountsInit, kAccessorDesc, first, class_name_); !s) return s;
 
   auto name = pool.add_utf8(kCountsField);
   auto field_desc = pool.add_utf8(kCountsDesc);

@@ -11,9 +11,10 @@
 //
 // The rewritten class gets `private static synthetic AtomicLongArray duplex$counts`, an
 // accessor `private static synthetic AtomicLongArray duplex$counts()` that creates it on first
-// use with Duplex.counters(table) (the table names the slots: docs/design/runtime-contract.md,
+// use (through `duplex$countsInit()`, kept apart so that what C2 inlines at every event stays
+// small) with Duplex.counters(table) (the table names the slots: docs/design/runtime-contract.md,
 // "Per-class counters"; a call site's key is written without the class and, under an `m` line,
-// without the method, which were most of its bytes). Both are
+// without the method, which were most of its bytes). All are
 // private and static, so they change neither the class's serialVersionUID nor what subclasses
 // see, and no <clinit> is added. Interfaces cannot hold such a field, and JDK classes must not
 // count through JDK code: their events call the runtime as before.

@@ -644,4 +644,8 @@ TEST_CASE("class counters: the table names the class and each method once", "[re
                               "atomic/AtomicLongArray;I)V") != std::string::npos);
   auto nodup = rewrite(Mode::kNoDup, {"call-edge", "field-access"});
   CHECK(listing(nodup.bytes).find("Duplex.sampledFieldWrite") != std::string::npos);
+  // The accessor C2 inlines at every event is small; the table and the registration are in
+  // the method its first call runs.
+  CHECK(method_listing(r.bytes, "duplex$counts").find("code_length=12") != std::string::npos);
+  CHECK(method_listing(r.bytes, "duplex$countsInit").find("Duplex.counters") != std::string::npos);
 }
