@@ -482,6 +482,12 @@ public final class RuntimeTest {
     java.util.concurrent.atomic.AtomicLongArray v1 = Duplex.counters(
         "duplex-counters 1\nclass t/V1\ns t/V1\tgo\t()V\t5\t20\tt/V1.helper()V\n");
     v1.getAndIncrement(0);
+    // A version this runtime does not know: nothing counted under any key (and one line said).
+    java.util.concurrent.atomic.AtomicLongArray v3 = Duplex.counters(
+        "duplex-counters 3\nclass t/V3\ns t/V3\tgo\t()V\t5\t20\tt/V3.helper()V\n"
+        + "v t/V3\tgo\t()V\t6\t20\tjava/lang/Object.hashCode()I\n");
+    v3.getAndIncrement(0);
+    Duplex.callSiteVirtual("x", v3, 1);
     Document doc = parse(Duplex.profileXml());
     Element e = edge(doc, "run", "3", "t/V2.helper()V");
     expect(e != null && e.getAttribute("caller-class").equals("t/V2")
@@ -500,7 +506,7 @@ public final class RuntimeTest {
     expect(e != null && e.getAttribute("count").equals("1"), "whole virtual key (V)");
     e = edge(doc, "go", "5", "t/V1.helper()V");
     expect(e != null && e.getAttribute("caller-class").equals("t/V1"), "version 1 table");
-    expectEq(7, elements(doc, "edge").size(), "edges: nothing counted for bad slots");
+    expectEq(7, elements(doc, "edge").size(), "edges: nothing counted for bad slots or tables");
     expectEq("1", elements(doc, "field").get(0).getAttribute("reads"), "field slot");
     // After a reset the slots find their (new) entries again.
     Duplex.reset();

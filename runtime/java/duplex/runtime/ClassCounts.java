@@ -84,7 +84,15 @@ final class ClassCounts {
       if (table.startsWith("class ", at)) className = table.substring(at + 6, end);
       at = end + 1;
     }
-    boolean compact = table.startsWith("duplex-counters 2");
+    boolean compact = table.startsWith("duplex-counters 2\n");
+    // A table this runtime cannot read (a class rewritten by a newer duplex) would count under
+    // the wrong keys: count it under none, and say so once for the class.
+    boolean known = compact || table.startsWith("duplex-counters 1\n");
+    if (!known) {
+      Log.error("class " + className + ": its counters table is of a version this runtime does not "
+          + "read (" + table.substring(0, lineEnd(table, 0)) + "); its events are not counted. "
+          + "Run it with the duplex runtime of the build that rewrote it.");
+    }
     Counts b = new Counts(table, className, slots);
     int context = -1;
     int s = 0;
@@ -98,7 +106,7 @@ final class ClassCounts {
         b.starts[s] = ok ? at + 2 : end;
         b.ends[s] = end;
         b.contexts[s] = compact && context >= 0 && (kind == 's' || kind == 'v') ? context : -1;
-        b.kinds[s] = kind == 'S' || kind == 'V' ? Character.toLowerCase(kind) : kind;
+        b.kinds[s] = !known ? '?' : kind == 'S' || kind == 'V' ? Character.toLowerCase(kind) : kind;
         s++;
       }
       at = end + 1;
