@@ -151,7 +151,9 @@ int32_t ClassCounters::slot(char kind, std::string_view key) {
     if (line_is(lines_by_slot_[static_cast<size_t>(s)], kind, key, split)) return s;
   }
   const auto added = static_cast<int32_t>(lines_by_slot_.size());
-  if (added >= kMaxSlots) return -1;
+  // A key with a line break (names may hold one) cannot be a line: such an event calls the
+  // runtime with its key instead.
+  if (added >= kMaxSlots || key.find('\n') != std::string_view::npos) return -1;
   append_line(kind, key, split, hash);
   index_[at] = added + 1;
   return added;
@@ -167,7 +169,8 @@ Status ClassCounters::emit_slot_call(ConstantPool& pool, char kind, std::string_
                                      std::vector<Insn>& out) {
   if (!usable_) return Error::plain("the class has no counters of its own");
   int32_t s = slot(kind, key);
-  if (s < 0) return Error::plain("the class's counters are full");
+  if (s < 0)
+    return Error::plain("no slot: the class's counters are full, or the key holds a line break");
   auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
   if (!accessor) return accessor.error();
   auto target = runtime_method ? pool.add_methodref(runtime_class_, runtime_method, runtime_desc)
