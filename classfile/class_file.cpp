@@ -206,6 +206,26 @@ void ClassFile::write_pool(ByteWriter& out) const {
   pool.write_entries(out, parsed_pool_count_);
 }
 
+Status ClassFile::append_method(uint16_t access, std::string_view name, std::string_view descriptor,
+                                std::vector<uint8_t> code_attribute) {
+  auto name_index = pool.add_utf8(name);
+  auto descriptor_index = pool.add_utf8(descriptor);
+  auto code = pool.add_utf8("Code");
+  for (const auto* r : {&name_index, &descriptor_index, &code}) {
+    if (!*r) return r->error();
+  }
+  Member m;
+  m.access_flags = access;
+  m.name_index = *name_index;
+  m.descriptor_index = *descriptor_index;
+  Attribute attr;
+  attr.name_index = *code;
+  attr.set_data(std::move(code_attribute));
+  m.attributes.push_back(std::move(attr));
+  methods.push_back(std::move(m));
+  return Ok{};
+}
+
 std::string ClassFile::name() const {
   auto n = pool.class_name(this_class);
   return n ? std::string(*n) : std::string("<unknown>");

@@ -87,6 +87,12 @@ class ClassFile {
 
   bool has_stack_map_frames() const { return major_version >= 50; }
 
+  // Appends a method with `code_attribute` as its Code attribute's body (adding its name,
+  // descriptor and "Code" to the pool, in that order). Fails, adding no method, when the pool
+  // is full.
+  Status append_method(uint16_t access, std::string_view name, std::string_view descriptor,
+                       std::vector<uint8_t> code_attribute);
+
   // constant_pool_count as parsed, before any edit grew the pool (the current count for a
   // class that was not parsed). References in the original code and attributes are checked
   // against this: an index that was out of range in the input must stay an error after the

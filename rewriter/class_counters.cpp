@@ -207,27 +207,11 @@ namespace {
 // Adds `private static synthetic NAME DESC` with the code of `ir` to the class.
 Status add_method(ClassFile& cf, const char* name, const char* desc, CodeIR& ir,
                   const std::string& class_name) {
-  ConstantPool& pool = cf.pool;
-  ir.had_stack_map_table = cf.major_version >= 50;
+  ir.had_stack_map_table = cf.has_stack_map_frames();
   MethodContext ctx{class_name, name, desc, kMemberAccess, cf.major_version};
-  auto assembled = assemble_code(ir, pool, ctx);
+  auto assembled = assemble_code(ir, cf.pool, ctx);
   if (!assembled) return assembled.error();
-  auto name_index = pool.add_utf8(name);
-  auto desc_index = pool.add_utf8(desc);
-  auto code = pool.add_utf8("Code");
-  for (const auto* r : {&name_index, &desc_index, &code}) {
-    if (!*r) return r->error();
-  }
-  Member m;
-  m.access_flags = kMemberAccess;
-  m.name_index = *name_index;
-  m.descriptor_index = *desc_index;
-  Attribute attr;
-  attr.name_index = *code;
-  attr.set_data(std::move(assembled->code_attribute));
-  m.attributes.push_back(std::move(attr));
-  cf.methods.push_back(std::move(m));
-  return Ok{};
+  return cf.append_method(kMemberAccess, name, desc, std::move(assembled->code_attribute));
 }
 
 }  // namespace

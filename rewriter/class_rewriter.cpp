@@ -28,26 +28,6 @@ Status add_marker(ClassFile& cf) {
   return Ok{};
 }
 
-// Appends a method the rewrite created (an outlined twin).
-Status add_method(ClassFile& cf, AddedMethod& added) {
-  auto name = cf.pool.add_utf8(added.name);
-  auto desc = cf.pool.add_utf8(added.descriptor);
-  auto code = cf.pool.add_utf8("Code");
-  for (const auto* r : {&name, &desc, &code}) {
-    if (!*r) return r->error();
-  }
-  Member m;
-  m.access_flags = added.access_flags;
-  m.name_index = *name;
-  m.descriptor_index = *desc;
-  Attribute attr;
-  attr.name_index = *code;
-  attr.set_data(std::move(added.code_attribute));
-  m.attributes.push_back(std::move(attr));
-  cf.methods.push_back(std::move(m));
-  return Ok{};
-}
-
 bool is_runtime_class(const std::string& name) {
   return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
 }
@@ -176,7 +156,11 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (!result.changed) return result;
   for (AddedMethod& twin : added) {
-    if (auto s = add_method(cf, twin); !s) return s.error().in(result.class_name);
+    if (auto s = cf.append_method(twin.access_flags, twin.name, twin.descriptor,
+                                  std::move(twin.code_attribute));
+        !s) {
+      return s.error().in(result.class_name);
+    }
   }
   if (auto s = counters.install(cf); !s) return s.error().in(result.class_name);
   if (sampled_calls) {

@@ -453,6 +453,17 @@ public final class RuntimeTest {
     return null;
   }
 
+  /** Expects that edge, with each (attribute, value) pair of {@code attributes}. */
+  static void expectEdge(Document doc, String method, String offset, String callee, String what,
+      String... attributes) {
+    Element e = edge(doc, method, offset, callee);
+    boolean ok = e != null;
+    for (int i = 0; ok && i + 1 < attributes.length; i += 2) {
+      ok = e.getAttribute(attributes[i]).equals(attributes[i + 1]);
+    }
+    expect(ok, what);
+  }
+
   static void classCounterTables() throws Exception {
     Duplex.reset();
     // Version 2 (rewriter/class_counters.h): call sites of the class under "m" lines.
@@ -489,30 +500,26 @@ public final class RuntimeTest {
     v3.getAndIncrement(0);
     Duplex.callSiteVirtual("x", v3, 1);
     Document doc = parse(Duplex.profileXml());
-    Element e = edge(doc, "run", "3", "t/V2.helper()V");
-    expect(e != null && e.getAttribute("caller-class").equals("t/V2")
-        && e.getAttribute("caller-descriptor").equals("()V") && e.getAttribute("line").equals("10")
-        && e.getAttribute("count").equals("2"), "static site under its m line");
-    e = edge(doc, "run", "9", "java/lang/String.toString()Ljava/lang/String;");
-    expect(e != null && e.getAttribute("count").equals("3"), "virtual site, resolved by receiver");
-    e = edge(doc, "run", "9", "java/lang/Object.toString()Ljava/lang/String;");
-    expect(e != null && e.getAttribute("count").equals("1"), "null receiver on the declared callee");
-    e = edge(doc, "other", "4", "java/lang/Integer.hashCode()I");
-    expect(e != null && e.getAttribute("caller-descriptor").equals("(I)I")
-        && e.getAttribute("line").equals("-1"), "the second m line applies");
-    e = edge(doc, "x", "7", "t/Else.y()V");
-    expect(e != null && e.getAttribute("caller-class").equals("t/Else"), "whole static key (S)");
-    e = edge(doc, "z", "8", "java/lang/Object.hashCode()I");
-    expect(e != null && e.getAttribute("count").equals("1"), "whole virtual key (V)");
-    e = edge(doc, "go", "5", "t/V1.helper()V");
-    expect(e != null && e.getAttribute("caller-class").equals("t/V1"), "version 1 table");
+    expectEdge(doc, "run", "3", "t/V2.helper()V", "static site under its m line",
+        "caller-class", "t/V2", "caller-descriptor", "()V", "line", "10", "count", "2");
+    expectEdge(doc, "run", "9", "java/lang/String.toString()Ljava/lang/String;",
+        "virtual site, resolved by receiver", "count", "3");
+    expectEdge(doc, "run", "9", "java/lang/Object.toString()Ljava/lang/String;",
+        "null receiver on the declared callee", "count", "1");
+    expectEdge(doc, "other", "4", "java/lang/Integer.hashCode()I", "the second m line applies",
+        "caller-descriptor", "(I)I", "line", "-1");
+    expectEdge(doc, "x", "7", "t/Else.y()V", "whole static key (S)", "caller-class", "t/Else");
+    expectEdge(doc, "z", "8", "java/lang/Object.hashCode()I", "whole virtual key (V)", "count",
+        "1");
+    expectEdge(doc, "go", "5", "t/V1.helper()V", "version 1 table", "caller-class", "t/V1");
     expectEq(7, elements(doc, "edge").size(), "edges: nothing counted for bad slots or tables");
     expectEq("1", elements(doc, "field").get(0).getAttribute("reads"), "field slot");
     // After a reset the slots find their (new) entries again.
     Duplex.reset();
     Duplex.callSiteVirtual("again", v2, 2);
-    e = edge(parse(Duplex.profileXml()), "run", "9", "java/lang/String.toString()Ljava/lang/String;");
-    expect(e != null && e.getAttribute("count").equals("1"), "virtual site counted after reset");
+    expectEdge(parse(Duplex.profileXml()), "run", "9",
+        "java/lang/String.toString()Ljava/lang/String;", "virtual site counted after reset",
+        "count", "1");
     Duplex.reset();
   }
 

@@ -427,7 +427,7 @@ public final class Duplex {
    * The counters of one rewritten class, created the first time the class counts (its accessor
    * {@code duplex$counts()} calls this; see {@link ClassCounts} for the table).
    */
-  public static java.util.concurrent.atomic.AtomicLongArray counters(String table) {
+  public static AtomicLongArray counters(String table) {
     return ClassCounts.register(table);
   }
 

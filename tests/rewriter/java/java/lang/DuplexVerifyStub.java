@@ -24,8 +24,6 @@ public final class DuplexVerifyStub {
   public static void callSiteVirtual(Object receiver, String key) {}
   public static void sampledCallSite(String key) {}
   public static void sampledCallSiteVirtual(Object receiver, String key) {}
-  public static void callSiteVirtual(
-      Object receiver, java.util.concurrent.atomic.AtomicLongArray counts, int slot) {}
 
   public static void callEdge(String key) {}
   public static void fieldRead(String key) {}
