@@ -12,8 +12,9 @@ namespace duplex {
 
 Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
                                         CheckForm form, int32_t counter_slot, bool flag_checks,
-                                        bool exits) {
+                                        bool exits, bool twin) {
   CheckEmitter c;
+  c.twin_ = twin;
   c.form_ = form;
   c.flag_ = flag_checks;
   c.exits_ = exits;
@@ -37,6 +38,8 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
   if (!sampling) return sampling.error();
   c.sampling_ = *sampling;
   if (form == CheckForm::kCall) return c;
+  if (exits && form == CheckForm::kLocal && counter_slot >= 0)
+    return c.with_budget(pool, runtime_class, counter_slot);
   auto counter = pool.add_fieldref(runtime_class, runtime_api::kCounter, runtime_api::kCounterDesc);
   if (!counter) return counter.error();
   auto fire = pool.add_methodref(runtime_class, runtime_api::kFire, runtime_api::kCheckDesc);
@@ -47,8 +50,29 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
   return c;
 }
 
+Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_view runtime_class,
+                                               int32_t slot) {
+  struct Ref {
+    const char* name;
+    const char* desc;
+    uint16_t* index;
+  };
+  for (Ref r : {Ref{runtime_api::kLoopEntry, runtime_api::kTickDesc, &loop_entry_},
+                Ref{runtime_api::kBudget, runtime_api::kTickDesc, &budget_ref_},
+                Ref{runtime_api::kSpend, runtime_api::kSpendDesc, &spend_},
+                Ref{runtime_api::kSpent, runtime_api::kSpentDesc, &spent_}}) {
+    auto ref = pool.add_methodref(runtime_class, r.name, r.desc);
+    if (!ref) return ref.error();
+    *r.index = *ref;
+  }
+  budget_ = true;
+  local_slot_ = slot;
+  return *this;
+}
+
 void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
+  if (budget_) return emit_budget_check(ir, sample);
   if (exits_) return emit_tick(ir, tick_, sample);
   if (form_ == CheckForm::kInline) return emit_inline(ir, sample);
   if (has_local()) return emit_local(ir, sample);
@@ -57,6 +81,11 @@ void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
 
 void CheckEmitter::emit_entry(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
+  if (budget_) {  // loopEntry() was called by emit_local_init
+    ir.insns.push_back(Insn::make(op::kIload, local_slot_));
+    ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
+    return;
+  }
   if (exits_) return emit_tick(ir, tick_entry_, sample);
   // checkEntry() (which also clears the sampling flag), then with a local counter the reload,
   // which sees the entry's own decrement.
@@ -76,9 +105,64 @@ void CheckEmitter::emit_set_sampling(CodeIR& ir, bool on) const {
 }
 
 void CheckEmitter::emit_reload(CodeIR& ir) const {
-  if (!has_local()) return;
+  if (!has_local() || budget_) return;
   ir.insns.push_back(Insn::make(op::kGetstatic, counter_));
   ir.insns.push_back(Insn::make(op::kIstore, local_slot_));
+}
+
+void CheckEmitter::emit_local_init(CodeIR& ir, bool twin) const {
+  if (!budget_) return emit_reload(ir);
+  ir.insns.push_back(twin ? Insn::make(op::kIconst0) : Insn::make(op::kInvokestatic, loop_entry_));
+  store_budget(ir);
+}
+
+void CheckEmitter::emit_budget_reset(CodeIR& ir) const {
+  if (!budget_) return;
+  ir.insns.push_back(Insn::make(op::kInvokestatic, budget_ref_));
+  store_budget(ir);
+}
+
+void CheckEmitter::store_budget(CodeIR& ir) const {
+  ir.insns.push_back(Insn::make(op::kDup));
+  ir.insns.push_back(Insn::make(op::kIstore, local_slot_));
+  ir.insns.push_back(Insn::make(op::kIstore, local_slot_ + 1));
+}
+
+void CheckEmitter::emit_spend_all(CodeIR& ir) const {
+  if (!budget_) return;
+  ir.insns.push_back(Insn::make(op::kIload, local_slot_ + 1));
+  ir.insns.push_back(Insn::make(op::kInvokestatic, spent_));
+}
+
+void CheckEmitter::emit_spent(CodeIR& ir) const {
+  if (!budget_) return;
+  for (Insn i : {Insn::make(op::kIload, local_slot_ + 1), Insn::make(op::kIload, local_slot_),
+                 Insn::make(op::kIsub), Insn::make(op::kInvokestatic, spent_)}) {
+    ir.insns.push_back(i);
+  }
+}
+
+// The checking method: `if (--left <= 0) leave for the twin`: the loop touches no memory and
+// has no rare path that joins it again. The twin: `if (--left <= 0) { left = start =
+// spend(start); if (left <= 0) sample; }`. A budget runs out exactly at 0, having taken `start`
+// back edges.
+void CheckEmitter::emit_budget_check(CodeIR& ir, LabelId sample) const {
+  if (!twin_) {
+    ir.insns.push_back(Insn::make(op::kIinc, local_slot_, -1));
+    ir.insns.push_back(Insn::make(op::kIload, local_slot_));
+    ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
+    return;
+  }
+  LabelId skip = ir.new_label();
+  for (Insn i : {Insn::make(op::kIinc, local_slot_, -1), Insn::make(op::kIload, local_slot_),
+                 Insn::make_branch(op::kIfgt, skip), Insn::make(op::kIload, local_slot_ + 1),
+                 Insn::make(op::kInvokestatic, spend_)}) {
+    ir.insns.push_back(i);
+  }
+  store_budget(ir);
+  ir.insns.push_back(Insn::make(op::kIload, local_slot_));
+  ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
+  ir.insns.push_back(Insn::make_label(skip));
 }
 
 void CheckEmitter::emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const {
@@ -124,7 +208,7 @@ Status CheckEmitter::add_local_to_frames(CodeIR& ir) const {
     uint32_t used = frame_slots(locals);
     if (used > slot) return Error::plain("a frame already uses the local counter's slot");
     locals.insert(locals.end(), slot - used, VType{VTag::kTop});
-    locals.push_back(VType{VTag::kInteger});
+    locals.insert(locals.end(), local_slots(), VType{VTag::kInteger});
   }
   return Ok{};
 }

@@ -22,14 +22,23 @@ class CheckEmitter {
   // `counter_slot` is the local that caches the counter (CheckForm::kLocal), or -1 when the
   // method has no local counter: then a local-form check is the call form. With
   // `flag_checks` every check of the method is a flag check, whatever the form.
-  // With `exits` (the checking method of an outlined pair that does not hand back) every
-  // counting check is `invokestatic tick()I; ifle sample`: the twin decides.
+  // With `exits` (an outlined pair that does not hand back) every counting check is
+  // `invokestatic tick()I; ifle sample`: the twin decides. With `exits` and a local counter the
+  // method keeps a loop budget instead (two locals from `counter_slot`: what is left, and what
+  // it started with): back edges count down the local alone and look at the shared counter only
+  // when it runs out, and returns count what they used (`spent`). In the checking method a
+  // budget that runs out leaves for the twin (`spent` of the whole budget, then the twin asks
+  // `due()`), so the loop has no rare path that joins it again; in the twin (`twin`) it is
+  // counted in place (`spend`) and the loop goes on unless the counter ran out.
   static Result<CheckEmitter> make(ConstantPool& pool, std::string_view runtime_class,
                                    CheckForm form, int32_t counter_slot, bool flag_checks,
-                                   bool exits = false);
+                                   bool exits = false, bool twin = false);
 
   bool has_local() const { return local_slot_ >= 0; }
   int32_t local_slot() const { return local_slot_; }
+  // Local slots the counter takes (0 without one; 2 for a loop budget).
+  uint16_t local_slots() const { return has_local() ? (budget_ ? 2 : 1) : 0; }
+  bool has_budget() const { return budget_; }
 
   // An edge check: branches to `sample` when it fires. May create labels in `ir`.
   void emit(CodeIR& ir, LabelId sample) const;
@@ -37,11 +46,21 @@ class CheckEmitter {
   void emit_entry(CodeIR& ir, LabelId sample) const;
   // Sets or clears the sampling flag (around a call in the duplicated code).
   void emit_set_sampling(CodeIR& ir, bool on) const;
-  // With a local counter: load it from the shared counter (at the method's first instruction,
-  // and after every call, whose checks decrement the shared counter).
+  // With a local counter: load it from the shared counter (after every call, whose checks
+  // decrement the shared counter). Nothing for a loop budget.
   void emit_reload(CodeIR& ir) const;
-  // Every frame in `ir` gets the local counter as an int (frames are only placed after the
-  // first instruction, which sets it). Fails if a frame already reaches the slot.
+  // The method's first instructions, before any frame: the local counter loaded; a loop budget
+  // set by the entry's count (`loopEntry`), or to 0 in a twin (which sets it after `expired`).
+  void emit_local_init(CodeIR& ir, bool twin) const;
+  // A loop budget: after `expired()` in a twin, start a new one (`budget`).
+  void emit_budget_reset(CodeIR& ir) const;
+  // A loop budget: before a return, count the back edges taken (`spent`).
+  void emit_spent(CodeIR& ir) const;
+  // A loop budget that ran out in the checking method: count all of it (`spent`), before the
+  // twin is called.
+  void emit_spend_all(CodeIR& ir) const;
+  // Every frame in `ir` gets the local counter's slots as ints (frames are only placed after
+  // the first instructions, which set them). Fails if a frame already reaches the slots.
   Status add_local_to_frames(CodeIR& ir) const;
 
  private:
@@ -50,11 +69,17 @@ class CheckEmitter {
   void emit_inline(CodeIR& ir, LabelId sample) const;
   void emit_local(CodeIR& ir, LabelId sample) const;
   void emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const;
+  void emit_budget_check(CodeIR& ir, LabelId sample) const;
+  Result<CheckEmitter> with_budget(ConstantPool& pool, std::string_view runtime_class,
+                                   int32_t slot);
+  void store_budget(CodeIR& ir) const;  // `dup; istore left; istore start`
 
   CheckForm form_ = CheckForm::kCall;
   bool flag_ = false;
   bool exits_ = false;
-  uint16_t tick_ = 0, tick_entry_ = 0;
+  bool budget_ = false;
+  bool twin_ = false;
+  uint16_t tick_ = 0, tick_entry_ = 0, loop_entry_ = 0, budget_ref_ = 0, spend_ = 0, spent_ = 0;
   int32_t local_slot_ = -1;
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
 };

@@ -143,7 +143,7 @@ class Duplicator {
 
   Status make_runtime_calls() {
     auto check = CheckEmitter::make(pool_, m_.runtime_class, check_form_, counter_slot(),
-                                    plan_.flag_checks, exits_to_twin());
+                                    plan_.flag_checks, exits_to_twin(), twin_side());
     if (!check) return check.error();
     check_ = *check;
     if (count_edges_) {
@@ -162,19 +162,22 @@ class Duplicator {
       hand_back_calls_ = *calls;
     }
     if (twin_side() && !outline_.hand_back) {
-      auto expired =
-          pool_.add_methodref(m_.runtime_class, runtime_api::kExpired, runtime_api::kCheckDesc);
+      // With a loop budget the twin may be entered before the counter ran out (the checking
+      // method's budget did): due() samples only if it did.
+      auto expired = pool_.add_methodref(
+          m_.runtime_class, check_.has_budget() ? runtime_api::kDue : runtime_api::kExpired,
+          runtime_api::kCheckDesc);
       if (!expired) return expired.error();
       expired_ = Insn::make(op::kInvokestatic, *expired);
     }
     return Ok{};
   }
 
-  // The local that caches the counter (CheckForm::kLocal): the first free slot, in a method
-  // with edge checks. Without loops the entry check is the only one, and a call is cheaper.
+  // The local that caches the counter (CheckForm::kLocal; a loop budget where checks exit to
+  // the twin): the first free slot, in a method with edge checks. Without loops the entry
+  // check is the only one, and a call is cheaper.
   int32_t counter_slot() const {
     if (check_form_ != CheckForm::kLocal || plan_.flag_checks || !has_edge_checks()) return -1;
-    if (exits_to_twin()) return -1;
     if (outline_.layout && outline_.side == OutlineSide::kTwin)
       return outline_.layout->twin_max_locals;
     return src_.max_locals;
@@ -182,7 +185,8 @@ class Duplicator {
 
   // Events' scratch locals go past the method's locals and the local counter.
   uint16_t first_temp_local() const {
-    return check_.has_local() ? static_cast<uint16_t>(check_.local_slot() + 1) : src_.max_locals;
+    return check_.has_local() ? static_cast<uint16_t>(check_.local_slot() + check_.local_slots())
+                              : src_.max_locals;
   }
 
   bool has_back_edges() const {
@@ -266,8 +270,8 @@ class Duplicator {
     // The local counter is set before anything else (labels included), so that every frame
     // and every try range in the method sees it defined.
     if (check_.has_local()) {
-      out_.max_locals = static_cast<uint16_t>(check_.local_slot() + 1);
-      check_.emit_reload(out_);
+      out_.max_locals = static_cast<uint16_t>(check_.local_slot() + check_.local_slots());
+      check_.emit_local_init(out_, twin_side());
     }
     emit_leading_labels();
     if (outline_.layout && !checking_only()) {
@@ -373,6 +377,8 @@ class Duplicator {
       for (uint32_t i = b == 0 ? leading_labels_ : block.begin; i < block.end; ++i) {
         Insn insn = src_.insns[i];
         if (static_cast<int32_t>(i) == block.last_real) retarget_checking_branch(b, insn);
+        if (!insn.is_label() && is_return(static_cast<uint8_t>(insn.opcode)))
+          check_.emit_spent(out_);
         out_.insns.push_back(insn);
         if (is_invoke(insn.opcode)) check_.emit_reload(out_);
       }
@@ -531,6 +537,7 @@ class Duplicator {
     LabelId after = resumes ? out_.new_label() : kNoLabel;
     for (const auto& [entry, label] : twin_call_label_) {
       place(label);
+      if (entry > 0) check_.emit_spend_all(out_);  // a back edge's budget ran out
       if (auto s = emit_twin_call(layout, static_cast<size_t>(entry), outline_.twin_methodref,
                                   out_.insns);
           !s) {
@@ -601,6 +608,7 @@ class Duplicator {
         // Entered because the checking method's counter ran out: sample, or go on unsampled
         // in this twin's checking code (which then runs the rest of the activation).
         out_.insns.push_back(expired_);
+        check_.emit_budget_reset(out_);
         out_.insns.push_back(
             Insn::make_branch(op::kIfeq, block < 0 ? top : unsampled_entry(block)));
       }
@@ -663,6 +671,7 @@ class Duplicator {
     for (const auto& [block, label] : decision_label_) {
       place(label);
       out_.insns.push_back(expired_);
+      check_.emit_budget_reset(out_);
       out_.insns.push_back(
           Insn::make_branch(op::kIfeq, unsampled_entry(static_cast<int32_t>(block))));
       LabelId copy = dup_start_[block];
@@ -707,6 +716,7 @@ class Duplicator {
       Insn copy = insn;
       if (static_cast<int32_t>(i) == block.last_real) retarget_dup_branch(b, copy);
       if (!is_invoke(copy.opcode)) {
+        if (is_return(static_cast<uint8_t>(copy.opcode))) check_.emit_spent(out_);
         out_.insns.push_back(copy);
         continue;
       }

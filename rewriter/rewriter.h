@@ -41,10 +41,14 @@ enum class CheckForm : uint8_t {
   // Decrement the public static counter in place; call `fire()Z` only when it reaches zero
   // (18 bytes; no call in the interpreter, where short runs spend much of their time).
   kInline,
-  // Methods with checked edges (loops) keep the counter in a local for the activation: each
-  // edge check decrements the local and stores it (no load, so no loop-carried dependency
-  // through memory), and the local is reloaded after every call, whose checks decrement the
-  // shared counter. The entry check stays a call.
+  // Methods with checked edges (loops) keep the counter in a local for the activation.
+  // Outlined layout with exit checks (the default layout): a loop budget. The entry check's
+  // count is the budget (Duplex.loopEntry), back edges count down the local alone and leave for
+  // the twin when it runs out (the twin asks Duplex.due()), and returns count what they used
+  // (Duplex.spent): a loop's checks touch no memory and have no rare path that rejoins the loop.
+  // Other layouts: each edge check decrements the local and stores it (no load, so no
+  // loop-carried dependency through memory), and the local is reloaded after every call,
+  // whose checks decrement the shared counter; the entry check stays a call.
   kLocal,
 };
 

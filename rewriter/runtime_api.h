@@ -19,6 +19,20 @@ inline constexpr const char* kTick = "tick";
 inline constexpr const char* kTickEntry = "tickEntry";
 inline constexpr const char* kTickDesc = "()I";
 inline constexpr const char* kExpired = "expired";
+// Loop budgets (CheckForm::kLocal in the outlined layout without hand-back): a method with
+// loops counts its back edges in a local. `loopEntry()I` is its entry check (tickEntry, capped:
+// the budget), `budget()I` the budget a twin starts with after `expired()`, `spend(I)I` counts a
+// used-up budget on the shared counter and returns the next, `spent(I)V` counts what a
+// returning activation used.
+inline constexpr const char* kLoopEntry = "loopEntry";
+inline constexpr const char* kBudget = "budget";
+inline constexpr const char* kSpend = "spend";
+inline constexpr const char* kSpendDesc = "(I)I";
+inline constexpr const char* kSpent = "spent";
+inline constexpr const char* kSpentDesc = "(I)V";
+// The twin's decision with loop budgets (in place of `expired()`): sample if the counter ran
+// out, else go on unsampled.
+inline constexpr const char* kDue = "due";
 // A method entry's counting check: check(), after clearing `sampling` (the caller's sample
 // does not extend into a method that counts its own checks).
 inline constexpr const char* kCheckEntry = "checkEntry";

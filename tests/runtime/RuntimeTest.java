@@ -59,6 +59,7 @@ public final class RuntimeTest {
       test("concurrent counting is exact", RuntimeTest::concurrentCounts);
       test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
       test("tick and expired", RuntimeTest::tickAndExpired);
+      test("loop budgets", RuntimeTest::loopBudgets);
       test("dump writes well-formed XML", RuntimeTest::dumpWellFormed);
       test("dump is atomic", RuntimeTest::dumpAtomic);
       test("dump failure is reported", RuntimeTest::dumpFailure);
@@ -157,6 +158,54 @@ public final class RuntimeTest {
     Duplex.setInterval(0);
     expect(Duplex.tick() > 1_000_000, "interval 0 parks the counter");
     expect(!Duplex.expired(), "expired() at interval 0");
+    Duplex.setInterval(1000);
+  }
+
+  /**
+   * Loop budgets: a method's entry takes the counter as its budget, its back edges count down a
+   * local, and only a used-up budget (spend) or a return (spent) counts on the counter. The
+   * samples fall on the same checks as with tick(): every 10th at interval 10.
+   */
+  static void loopBudgets() {
+    Duplex.setInterval(10);
+    Duplex.reset();
+    int start = Duplex.loopEntry();
+    expectEq(9, start, "the entry's check is counted; the budget is what is left");
+    int left = start;
+    int samples = 0;
+    for (int edge = 1; edge <= 1000; edge++) {
+      if (--left > 0) continue;
+      left = start = Duplex.spend(start);
+      if (left > 0) continue;
+      expectEq(9, edge % 10, "a budget runs out on every 10th check");
+      expect(Duplex.expired(), "expired() samples at interval 10");
+      left = start = Duplex.budget();
+      expectEq(10, start, "a new budget after a sample is the interval");
+      samples++;
+    }
+    expectEq(100, samples, "samples of a loop at interval 10");
+    // The counter is at 10 since the last sample. A return that took 3 back edges counts them.
+    Duplex.spent(3);
+    expectEq(6, Duplex.tick(), "spent() counted the back edges");
+    Duplex.spent(0);
+    expectEq(5, Duplex.tick(), "spent(0) counts nothing");
+    // Sampling off: budgets are capped, so a loop still looks at the counter now and then (and
+    // sees sampling switched on within that many iterations).
+    Duplex.setInterval(0);
+    int off = Duplex.loopEntry();
+    expect(off > 0 && off <= 1 << 20, "a capped budget at interval 0: " + off);
+    expectEq(off, Duplex.spend(off), "spending a capped budget leaves it capped");
+    expect(!Duplex.expired(), "expired() at interval 0");
+    // due(): the twin's decision when a budget, not the counter, may have run out.
+    Duplex.setInterval(10);
+    Duplex.reset();
+    Duplex.spent(4);
+    expect(!Duplex.due(), "due() with 6 checks left");
+    expectEq(5, Duplex.tick(), "due() left the counter alone");
+    Duplex.spent(5);
+    expect(Duplex.due(), "due() once the counter ran out");
+    expectEq(10, Duplex.budget(), "due() reset the counter");
+    expectEq(1L, Duplex.samplesTaken(), "due() took one sample");
     Duplex.setInterval(1000);
   }
 

@@ -509,6 +509,40 @@ TEST_CASE("golden listing: the local check, outlined with hand-back", "[rewriter
   }
 }
 
+TEST_CASE("golden listing: the loop budget (local check, outlined, exit checks)",
+          "[rewriter][golden]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.check = CheckForm::kLocal;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  std::string method = method_listing(r->bytes, "golden");
+  std::string twin = method_listing(r->bytes, "golden$duplex");
+  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline-budget.txt";
+  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << method + twin;
+  std::ifstream in(file);
+  std::string expected((std::istreambuf_iterator<char>(in)), {});
+  CHECK(method + twin == expected);
+  // The method's first instruction takes the entry's count as the budget; its back edges only
+  // count down the local and leave for the twin when it runs out, having counted all of it.
+  CHECK(method.find("Duplex.loopEntry()I") < method.find("3: dup"));
+  CHECK(method.find("Duplex.spend(I)I") == std::string::npos);
+  CHECK(method.find("iinc 3, -1") != std::string::npos);
+  CHECK(method.find("Duplex.spent(I)V", method.find("Duplex.spent(I)V") + 1) <
+        method.find("iconst_1\n       69: invokestatic"));
+  // The twin starts with a budget of 0, takes a new one after each due(), and counts a budget
+  // that runs out in place.
+  CHECK(twin.find("0: iconst_0") < twin.find("tableswitch"));
+  CHECK(twin.find("Duplex.due()Z") < twin.find("Duplex.budget()I"));
+  CHECK(twin.find("Duplex.expired()Z") == std::string::npos);
+  CHECK(twin.find("Duplex.spend(I)I") != std::string::npos);
+  for (const std::string* listing : {&method, &twin}) {
+    // No check stores into the runtime's counter; each return counts what its loop used.
+    CHECK(listing->find("Duplex.tick()I") == std::string::npos);
+    CHECK(listing->find("Duplex.counter:I") == std::string::npos);
+    CHECK(listing->find("Duplex.spent(I)V") < listing->find("ireturn"));
+  }
+}
+
 TEST_CASE("the local check in the paper's layout", "[rewriter]") {
   RewriteOptions options = options_for(Mode::kFull, {"field-access"});
   options.check = CheckForm::kLocal;

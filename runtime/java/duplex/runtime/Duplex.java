@@ -177,6 +177,55 @@ public final class Duplex {
     return fireGlobal();
   }
 
+  /**
+   * Loop budgets (the local check form of the outlined layout): a method with loops counts its
+   * back edges in a local, the budget, instead of decrementing the shared counter at each one,
+   * so its loops carry no store and C2 can unroll and vectorize them. The budget is the
+   * counter's value at entry, capped, so that a loop looks at the counter again within that many
+   * iterations and sees sampling switched on (the timer trigger keeps the counter at
+   * TIMER_POLL, which caps budgets further).
+   */
+  private static final int LOOP_BUDGET = 1 << 20;
+
+  /** A loop method's entry: {@link #tickEntry}, as a budget. At zero or below: leave for the twin. */
+  public static int loopEntry() {
+    return Math.min(tickEntry(), LOOP_BUDGET);
+  }
+
+  /** The budget a loop starts with where a twin takes over (after {@link #expired}). */
+  public static int budget() {
+    return Math.min(SPECIAL ? (STRIPED ? stripe() : COUNTING).counter : counter, LOOP_BUDGET);
+  }
+
+  /**
+   * A loop used up its budget of {@code checks} back edges: counts them on the shared counter and
+   * returns the next budget. At zero or below the counter ran out: leave for the twin.
+   */
+  public static int spend(int checks) {
+    return Math.min(countDown(checks), LOOP_BUDGET);
+  }
+
+  /**
+   * The twin's decision when loop budgets are used: the checking method leaves for the twin when
+   * the counter ran out or when a loop's budget did ({@link #spent} counted it first). Samples
+   * (as {@link #expired}) only in the first case; false: go on unsampled.
+   */
+  public static boolean due() {
+    int left = SPECIAL ? (STRIPED ? stripe() : COUNTING).counter : counter;
+    return left <= 0 && expired();
+  }
+
+  /** A loop method returns having taken {@code checks} of its budget: count them. */
+  public static void spent(int checks) {
+    if (checks != 0) countDown(checks);
+  }
+
+  private static int countDown(int checks) {
+    if (!SPECIAL) return counter -= checks;
+    if (COUNT_CHECKS) Sampler.countChecks(checks);
+    return (STRIPED ? stripe() : COUNTING).counter -= checks;
+  }
+
   private static int tickSpecial() {
     if (COUNT_CHECKS) Sampler.countCheck();
     return --(STRIPED ? stripe() : COUNTING).counter;

@@ -95,6 +95,12 @@ final class Sampler {
     }
   }
 
+  static void countChecks(int n) {
+    synchronized (LOCK) {
+      checks += n;
+    }
+  }
+
   static void countEntry() {
     synchronized (LOCK) {
       entries++;
