@@ -105,7 +105,8 @@ void CheckEmitter::emit_set_sampling(CodeIR& ir, bool on) const {
 }
 
 void CheckEmitter::emit_reload(CodeIR& ir) const {
-  if (!has_local() || budget_) return;
+  if (budget_) return emit_budget_reset(ir);
+  if (!has_local()) return;
   ir.insns.push_back(Insn::make(op::kGetstatic, counter_));
   ir.insns.push_back(Insn::make(op::kIstore, local_slot_));
 }
@@ -132,6 +133,14 @@ void CheckEmitter::emit_spend_all(CodeIR& ir) const {
   if (!budget_) return;
   ir.insns.push_back(Insn::make(op::kIload, local_slot_ + 1));
   ir.insns.push_back(Insn::make(op::kInvokestatic, spent_));
+}
+
+// `spent(start - left); start = left`: should the call throw into a handler of this method,
+// which then goes on without the budget taken after the call, nothing is counted twice.
+void CheckEmitter::emit_before_call(CodeIR& ir) const {
+  emit_spent(ir);
+  ir.insns.push_back(Insn::make(op::kIload, local_slot_));
+  ir.insns.push_back(Insn::make(op::kIstore, local_slot_ + 1));
 }
 
 void CheckEmitter::emit_spent(CodeIR& ir) const {

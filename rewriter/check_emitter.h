@@ -47,8 +47,14 @@ class CheckEmitter {
   // Sets or clears the sampling flag (around a call in the duplicated code).
   void emit_set_sampling(CodeIR& ir, bool on) const;
   // With a local counter: load it from the shared counter (after every call, whose checks
-  // decrement the shared counter). Nothing for a loop budget.
+  // decrement the shared counter). A loop budget: a new one (`budget`), after a call that
+  // emit_before_call prepared.
   void emit_reload(CodeIR& ir) const;
+  // A loop budget, before a call whose callee may count checks: count the back edges taken
+  // so far (`spent`), so that the callee's checks and the budget taken after it (emit_reload)
+  // see the counter as it is, and samples fall on the checks they would fall on without
+  // budgets.
+  void emit_before_call(CodeIR& ir) const;
   // The method's first instructions, before any frame: the local counter loaded; a loop budget
   // set by the entry's count (`loopEntry`), or to 0 in a twin (which sets it after `expired`).
   void emit_local_init(CodeIR& ir, bool twin) const;

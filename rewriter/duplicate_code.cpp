@@ -12,6 +12,7 @@
 #include "classfile/opcodes.h"
 #include "rewriter/check_emitter.h"
 #include "rewriter/hand_back.h"
+#include "rewriter/jdk_packages.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
@@ -178,6 +179,9 @@ class Duplicator {
   // check is the only one, and a call is cheaper.
   int32_t counter_slot() const {
     if (check_form_ != CheckForm::kLocal || plan_.flag_checks || !has_edge_checks()) return -1;
+    // A loop budget pays off in loops that call nothing that counts checks; around such a call
+    // it is counted and taken again, which in a loop costs more than the checks it saves.
+    if (exits_to_twin() && counting_call_in_loop()) return -1;
     if (outline_.layout && outline_.side == OutlineSide::kTwin)
       return outline_.layout->twin_max_locals;
     return src_.max_locals;
@@ -199,6 +203,57 @@ class Duplicator {
   }
 
   bool has_edge_checks() const { return plan_.check_edge.any(); }
+
+  // Whether a call that may count checks lies in a loop: in a block from which a back edge's
+  // source is reached without passing its target (the loop's header), over all edges.
+  bool counting_call_in_loop() const {
+    const size_t n = cfg_.blocks.size();
+    std::vector<std::vector<uint32_t>> preds(n);
+    for (uint32_t b = 0; b < n; ++b) {
+      for (const CfgEdge& e : cfg_.blocks[b].succs) preds[e.to].push_back(b);
+    }
+    std::vector<uint8_t> in_loop(n, 0);
+    std::vector<uint32_t> work;
+    for (uint32_t b = 0; b < n; ++b) {
+      for (const CfgEdge& e : cfg_.blocks[b].succs) {
+        if (!e.back) continue;
+        std::vector<uint8_t> seen(n, 0);
+        seen[e.to] = in_loop[e.to] = 1;
+        if (!seen[b]) work.push_back(b), seen[b] = 1;
+        while (!work.empty()) {
+          uint32_t x = work.back();
+          work.pop_back();
+          in_loop[x] = 1;
+          for (uint32_t p : preds[x]) {
+            if (!seen[p]) work.push_back(p), seen[p] = 1;
+          }
+        }
+      }
+    }
+    for (uint32_t b = 0; b < n; ++b) {
+      if (!in_loop[b]) continue;
+      for (uint32_t i = cfg_.blocks[b].begin; i < cfg_.blocks[b].end; ++i) {
+        const Insn& insn = src_.insns[i];
+        if (!insn.is_label() && is_invoke(insn.opcode) && callee_may_count(insn)) return true;
+      }
+    }
+    return false;
+  }
+
+  // Whether a call may run checks, so that a loop budget must be counted before it and taken
+  // again after it. Not for the runtime's methods, nor (with a budget) for JDK classes, which
+  // are not rewritten: a JDK method that calls back into the program leaves the budget stale
+  // for that call, which only moves samples to the callback's checks.
+  bool may_count_checks(const Insn& call) const {
+    return !check_.has_budget() || callee_may_count(call);
+  }
+
+  bool callee_may_count(const Insn& call) const {
+    if (call.opcode == op::kInvokedynamic) return true;
+    auto ref = pool_.member_ref(static_cast<uint32_t>(call.a));
+    if (!ref) return true;
+    return ref->owner != m_.runtime_class && !in_jdk_package(ref->owner);
+  }
 
   bool uses_frames() const { return m_.context.major_version >= 50; }
 
@@ -379,8 +434,10 @@ class Duplicator {
         if (static_cast<int32_t>(i) == block.last_real) retarget_checking_branch(b, insn);
         if (!insn.is_label() && is_return(static_cast<uint8_t>(insn.opcode)))
           check_.emit_spent(out_);
+        bool recount = is_invoke(insn.opcode) && may_count_checks(insn);
+        if (recount && check_.has_budget()) check_.emit_before_call(out_);
         out_.insns.push_back(insn);
-        if (is_invoke(insn.opcode)) check_.emit_reload(out_);
+        if (recount) check_.emit_reload(out_);
       }
       emit_fallthrough_action(b);
       plan_exception_trampolines(b);
@@ -726,10 +783,12 @@ class Duplicator {
         copy = *sampled;
       }
       // The callee (and what it calls back) is part of this sample until it counts checks.
+      bool recount = may_count_checks(insn);
+      if (recount && check_.has_budget()) check_.emit_before_call(out_);
       check_.emit_set_sampling(out_, true);
       out_.insns.push_back(copy);
       check_.emit_set_sampling(out_, false);
-      check_.emit_reload(out_);
+      if (recount) check_.emit_reload(out_);
     }
     return Ok{};
   }

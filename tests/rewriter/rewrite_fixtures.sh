@@ -112,4 +112,17 @@ for mode in $modes; do
     head -20 "$tmp/diff.txt"; failed=1
   fi
 done
+# Loop budgets (--check local in the default layout) count every check, only later, and
+# sample on the same checks as the call form: the fixtures' interval-1000 profile is the same.
+case " $modes " in
+  *" full "*" full,--check,local "*)
+    counts "$tmp/full-1000.xml" >"$tmp/full.1000"
+    counts "$tmp/full,--check,local-1000.xml" >"$tmp/local.1000"
+    if [ -s "$tmp/full.1000" ] && diff -u "$tmp/full.1000" "$tmp/local.1000" >"$tmp/diff.txt"; then
+      echo "ok full,--check,local: interval-1000 profile equals full's"
+    else
+      echo "FAIL full,--check,local: interval-1000 profile differs from full's"
+      head -20 "$tmp/diff.txt"; failed=1
+    fi ;;
+esac
 exit $failed

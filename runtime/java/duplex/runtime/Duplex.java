@@ -202,7 +202,8 @@ public final class Duplex {
    * returns the next budget. At zero or below the counter ran out: leave for the twin.
    */
   public static int spend(int checks) {
-    return Math.min(countDown(checks), LOOP_BUDGET);
+    spent(checks);
+    return budget();
   }
 
   /**
@@ -215,15 +216,22 @@ public final class Duplex {
     return left <= 0 && expired();
   }
 
-  /** A loop method returns having taken {@code checks} of its budget: count them. */
+  /**
+   * A loop method returns, or calls a method that may count checks, having taken {@code checks}
+   * of its budget: count them. A budget taken when the counter had already run out (another
+   * thread on the stripe, a JDK callback in between) is 0 or below: nothing to count.
+   */
   public static void spent(int checks) {
-    if (checks != 0) countDown(checks);
+    if (checks > 0) countDown(checks);
   }
 
-  private static int countDown(int checks) {
-    if (!SPECIAL) return counter -= checks;
+  private static void countDown(int checks) {
+    if (!SPECIAL) {
+      counter -= checks;
+      return;
+    }
     if (COUNT_CHECKS) Sampler.countChecks(checks);
-    return (STRIPED ? stripe() : COUNTING).counter -= checks;
+    (STRIPED ? stripe() : COUNTING).counter -= checks;
   }
 
   private static int tickSpecial() {
