@@ -42,10 +42,12 @@ enum class CheckForm : uint8_t {
   // (18 bytes; no call in the interpreter, where short runs spend much of their time).
   kInline,
   // Methods with checked edges (loops) keep the counter in a local for the activation.
-  // Outlined layout with exit checks (the default layout): a loop budget. The entry check's
-  // count is the budget (Duplex.loopEntry), back edges count down the local alone and leave for
-  // the twin when it runs out (the twin asks Duplex.due()), and returns count what they used
-  // (Duplex.spent): a loop's checks touch no memory and have no rare path that rejoins the loop.
+  // Outlined layout with exit checks (the default layout), in methods whose loops call nothing
+  // that may count checks: a loop budget. The entry check's count is the budget
+  // (Duplex.loopEntry), back edges count down the local alone and leave for the twin when it
+  // runs out (the twin asks Duplex.due()), and returns and calls count what was used
+  // (Duplex.spent; a new budget after a call): a loop's checks touch no memory and have no rare
+  // path that rejoins the loop, and samples fall on the same checks as in the call form.
   // Other layouts: each edge check decrements the local and stores it (no load, so no
   // loop-carried dependency through memory), and the local is reloaded after every call,
   // whose checks decrement the shared counter; the entry check stays a call.
