@@ -19,7 +19,7 @@ done
 runtime="$build/runtime/duplex-runtime.jar"
 for r in $(seq "$rounds"); do
   for v in plain call local; do
-    java -Xbootclasspath/a:"$runtime" -Dduplex.interval=0 -cp "$out/$v" LoopSum |
+    java -Xbootclasspath/a:"$runtime" -Dduplex.interval=0 -Dduplex.out="$out/profile.xml" -cp "$out/$v" LoopSum |
       awk -v v="$v" '{print v, $1}' >>"$out/times"
   done
 done
