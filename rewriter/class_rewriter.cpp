@@ -6,6 +6,7 @@
 #include "classfile/class_file.h"
 #include "rewriter/class_counters.h"
 #include "rewriter/method_rewriter.h"
+#include "rewriter/quiet_methods.h"
 #include "rewriter/rewriter.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
@@ -129,10 +130,15 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   // Only edges found on the stack (call-edge-stack) map a caller's bci through the tables.
   const bool record_calls = walks_stack(options);
+  // Loop budgets (CheckForm::kLocal in the default layout) stay exact across calls to these.
+  std::set<std::string> quiet;
+  if (options.check == CheckForm::kLocal && options.outline && !options.hand_back)
+    quiet = quiet_methods(cf, options);
   for (Member& m : cf.methods) {
     if (!has_code(m)) continue;
-    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters,
-                                           sampled_calls ? &*sampled_calls : nullptr, record_calls);
+    MethodOutcome outcome =
+        rewrite_method(cf, m, options, twin_names, &counters,
+                       sampled_calls ? &*sampled_calls : nullptr, record_calls, &quiet);
     // One malformed method and the JVM refuses the class (at definition or verification):
     // it is left exactly as it is, so that it fails just as it would without duplex.
     if (outcome.malformed) return std::move(*outcome.malformed);

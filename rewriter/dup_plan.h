@@ -4,7 +4,9 @@
 #pragma once
 
 #include <cstdint>
+#include <set>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "classfile/code_ir.h"
@@ -57,6 +59,9 @@ struct DupPlan {
   // Set: the duplicated code's calls go through sampled-call sites (rewriter/sampled_calls.h),
   // so that the small methods they reach run their sampled twins.
   SampledCalls* sampled_calls = nullptr;
+  // Methods of the class a call may reach without counting a check (rewriter/quiet_methods.h),
+  // by name + descriptor; null: every call may count.
+  const std::set<std::string>* quiet_methods = nullptr;
 };
 
 // True for a method that code outside the rewritten classes probably calls (the JVM, the JDK's

@@ -252,6 +252,11 @@ class Duplicator {
     if (call.opcode == op::kInvokedynamic) return true;
     auto ref = pool_.member_ref(static_cast<uint32_t>(call.a));
     if (!ref) return true;
+    // A static or private method of this class that counts no check (flag checks).
+    bool exact = call.opcode == op::kInvokestatic || call.opcode == op::kInvokespecial;
+    if (exact && plan_.quiet_methods && ref->owner == m_.context.class_name &&
+        plan_.quiet_methods->contains(std::string(ref->name) + std::string(ref->descriptor)))
+      return false;
     return ref->owner != m_.runtime_class && !in_jdk_package(ref->owner);
   }
 

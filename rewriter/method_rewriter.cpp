@@ -51,7 +51,8 @@ class MethodRewriter {
  public:
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
                  std::set<std::string>& twin_names, ClassCounters* counters,
-                 SampledCalls* sampled_calls, bool record_calls)
+                 SampledCalls* sampled_calls, bool record_calls,
+                 const std::set<std::string>* quiet_methods)
       : cf_(cf),
         method_(method),
         options_(options),
@@ -59,6 +60,7 @@ class MethodRewriter {
         counters_(counters),
         sampled_calls_(sampled_calls),
         record_calls_(record_calls),
+        quiet_methods_(quiet_methods),
         ctx_(reused_context(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
@@ -168,6 +170,7 @@ class MethodRewriter {
         DupPlan plan = plan_full_duplication(cfg, options_.count_edges);
         plan.flag_checks = flag_checks_;
         plan.sampled_calls = redirected_calls();
+        plan.quiet_methods = quiet_methods_;
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, t == Transform::kFull);
@@ -177,6 +180,7 @@ class MethodRewriter {
             plan_partial_duplication(cfg, instrumented_blocks(cfg, sites), options_.count_edges);
         plan.flag_checks = flag_checks_;
         plan.sampled_calls = redirected_calls();
+        plan.quiet_methods = quiet_methods_;
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, true);
       }
@@ -469,6 +473,7 @@ class MethodRewriter {
   ClassCounters* counters_;
   SampledCalls* sampled_calls_;
   bool record_calls_;
+  const std::set<std::string>* quiet_methods_;
   const MethodContext& ctx_;  // reused_context(): valid until the next method on this thread
   CodeIR ir_;
   MethodOutcome outcome_;
@@ -481,8 +486,10 @@ class MethodRewriter {
 
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters,
-                             SampledCalls* sampled_calls, bool record_calls) {
-  return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls, record_calls)
+                             SampledCalls* sampled_calls, bool record_calls,
+                             const std::set<std::string>* quiet_methods) {
+  return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls, record_calls,
+                        quiet_methods)
       .run();
 }
 

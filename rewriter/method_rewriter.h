@@ -50,7 +50,8 @@ struct MethodOutcome {
 // walks_stack), which costs a line table and two vectors per method otherwise.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters = nullptr,
-                             SampledCalls* sampled_calls = nullptr, bool record_calls = true);
+                             SampledCalls* sampled_calls = nullptr, bool record_calls = true,
+                             const std::set<std::string>* quiet_methods = nullptr);
 
 // True when an instrumentation finds callers on the stack (call-edge-stack), whose bcis the
 // runtime maps back through the class's site tables.

@@ -17,6 +17,7 @@
 #include "classfile/disassembler.h"
 #include "classfile/opcodes.h"
 #include "rewriter/dup_plan.h"
+#include "rewriter/quiet_methods.h"
 #include "rewriter/rewriter.h"
 #include "test_support.h"
 
@@ -543,10 +544,35 @@ TEST_CASE("golden listing: the loop budget (local check, outlined, exit checks)"
     CHECK(listing->find("Duplex.counter:I") == std::string::npos);
     CHECK(listing->find("Duplex.spent(I)V") < listing->find("ireturn"));
   }
-  // golden's loop calls scale(), which may count checks: no budget, the call form's checks.
+  // golden's loop calls scale(), a static method of the class with flag checks, which counts
+  // nothing: a budget, and nothing counted around the call.
   std::string calling = method_listing(r->bytes, "golden");
-  CHECK(calling.find("Duplex.loopEntry()I") == std::string::npos);
-  CHECK(calling.find("Duplex.tick()I") != std::string::npos);
+  CHECK(calling.find("Duplex.loopEntry()I") != std::string::npos);
+  CHECK(calling.find("Duplex.budget()I") == std::string::npos);
+  // sumGetter's loop calls getField() virtually (an override may count): the call form.
+  std::string virtual_call = method_listing(r->bytes, "sumGetter");
+  CHECK(virtual_call.find("Duplex.loopEntry()I") == std::string::npos);
+  CHECK(virtual_call.find("Duplex.tick()I") != std::string::npos);
+  // Without flag checks scale() counts too.
+  options.flag_check_max_bytes = 0;
+  auto counting = rewrite_class(probe_class(), options);
+  REQUIRE(counting.ok());
+  CHECK(method_listing(counting->bytes, "golden").find("Duplex.loopEntry()I") == std::string::npos);
+}
+
+TEST_CASE("quiet methods: static or private, small, loop-free, flag-checked", "[rewriter]") {
+  auto cf = ClassFile::parse(probe_class());
+  REQUIRE(cf.ok());
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  std::set<std::string> quiet = quiet_methods(cf.value(), options);
+  CHECK(quiet.contains("scale(I)I"));            // static, 4 bytes, no branch
+  CHECK_FALSE(quiet.contains("sumArray([I)I"));  // static, but a loop
+  CHECK_FALSE(quiet.contains("getField()I"));    // small, but virtual: an override may count
+  CHECK_FALSE(quiet.contains("big(I)V"));        // static, loop-free, too big for flag checks
+  options.flag_check_max_bytes = 0;              // every method counts its checks
+  CHECK(quiet_methods(cf.value(), options).empty());
+  options = options_for(Mode::kAuto, {"call-edge"});  // auto may guard events with checks
+  CHECK(quiet_methods(cf.value(), options).empty());
 }
 
 TEST_CASE("the local check in the paper's layout", "[rewriter]") {
