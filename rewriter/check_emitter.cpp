@@ -138,6 +138,7 @@ void CheckEmitter::emit_spend_all(CodeIR& ir) const {
 // `spent(start - left); start = left`: should the call throw into a handler of this method,
 // which then goes on without the budget taken after the call, nothing is counted twice.
 void CheckEmitter::emit_before_call(CodeIR& ir) const {
+  if (!budget_) return;
   emit_spent(ir);
   ir.insns.push_back(Insn::make(op::kIload, local_slot_));
   ir.insns.push_back(Insn::make(op::kIstore, local_slot_ + 1));

@@ -214,18 +214,21 @@ class Duplicator {
     }
     std::vector<uint8_t> in_loop(n, 0);
     std::vector<uint32_t> work;
+    // Which back edge's walk saw each block (one array for all walks).
+    std::vector<uint32_t> seen_by(n, UINT32_MAX);
     for (uint32_t b = 0; b < n; ++b) {
       for (const CfgEdge& e : cfg_.blocks[b].succs) {
         if (!e.back) continue;
-        std::vector<uint8_t> seen(n, 0);
-        seen[e.to] = in_loop[e.to] = 1;
-        if (!seen[b]) work.push_back(b), seen[b] = 1;
+        const auto walk = static_cast<uint32_t>(&e - cfg_.edges.data());
+        seen_by[e.to] = walk;
+        in_loop[e.to] = 1;
+        if (seen_by[b] != walk) work.push_back(b), seen_by[b] = walk;
         while (!work.empty()) {
           uint32_t x = work.back();
           work.pop_back();
           in_loop[x] = 1;
           for (uint32_t p : preds[x]) {
-            if (!seen[p]) work.push_back(p), seen[p] = 1;
+            if (seen_by[p] != walk) work.push_back(p), seen_by[p] = walk;
           }
         }
       }
@@ -440,7 +443,7 @@ class Duplicator {
         if (!insn.is_label() && is_return(static_cast<uint8_t>(insn.opcode)))
           check_.emit_spent(out_);
         bool recount = is_invoke(insn.opcode) && may_count_checks(insn);
-        if (recount && check_.has_budget()) check_.emit_before_call(out_);
+        if (recount) check_.emit_before_call(out_);
         out_.insns.push_back(insn);
         if (recount) check_.emit_reload(out_);
       }
@@ -789,7 +792,7 @@ class Duplicator {
       }
       // The callee (and what it calls back) is part of this sample until it counts checks.
       bool recount = may_count_checks(insn);
-      if (recount && check_.has_budget()) check_.emit_before_call(out_);
+      if (recount) check_.emit_before_call(out_);
       check_.emit_set_sampling(out_, true);
       out_.insns.push_back(copy);
       check_.emit_set_sampling(out_, false);

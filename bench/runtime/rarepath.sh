@@ -15,12 +15,4 @@ for r in $(seq "$rounds"); do
     java -cp "$out" RarePath "$v" | awk '{print $1, $2}' >>"$out/times"
   done
 done
-awk '{t[$1] = t[$1] " " $2} END {
-  n = split("plain tick store call", order, " ")
-  for (k = 1; k <= n; k++) {
-    v = order[k]; c = split(t[v], xs, " ")
-    for (a = 1; a <= c; a++) for (b = a + 1; b <= c; b++) if (xs[b] < xs[a]) { s = xs[a]; xs[a] = xs[b]; xs[b] = s }
-    med[v] = xs[int((c + 1) / 2)]
-  }
-  for (k = 1; k <= n; k++) printf "%-6s %8.3f ms  %.2fx\n", order[k], med[order[k]], med[order[k]] / med["plain"]
-}' "$out/times"
+awk -v order="plain tick store call" -f "$here/medians.awk" "$out/times"

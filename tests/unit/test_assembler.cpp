@@ -22,9 +22,11 @@
 #include "classfile/code_ir.h"
 #include "classfile/disassembler.h"
 #include "classfile/opcodes.h"
+#include "golden.h"
 
 namespace fs = std::filesystem;
 using namespace duplex;
+using duplex::test::check_golden;
 
 namespace {
 
@@ -140,22 +142,6 @@ std::string collapse_nops(const std::string& text) {
   }
   flush();
   return out;
-}
-
-void check_golden(const std::string& name, const std::string& text) {
-  fs::path path = fs::path(DUPLEX_SOURCE_DIR) / "tests" / "golden" / (name + ".txt");
-  if (std::getenv("DUPLEX_UPDATE_GOLDEN") != nullptr) {
-    fs::create_directories(path.parent_path());
-    std::ofstream(path, std::ios::binary) << text;
-    WARN("updated " << path.string());
-    return;
-  }
-  std::ifstream in(path, std::ios::binary);
-  INFO("missing " << path.string() << "; run with DUPLEX_UPDATE_GOLDEN=1 to create it");
-  REQUIRE(in.good());
-  std::string expected((std::istreambuf_iterator<char>(in)), {});
-  INFO("golden " << path.string() << " differs; DUPLEX_UPDATE_GOLDEN=1 regenerates it");
-  CHECK(text == expected);
 }
 
 std::vector<uint8_t> serialize(const ClassFile& cf) {

@@ -16,6 +16,7 @@
 #include "classfile/class_file.h"
 #include "classfile/disassembler.h"
 #include "classfile/opcodes.h"
+#include "golden.h"
 #include "rewriter/dup_plan.h"
 #include "rewriter/quiet_methods.h"
 #include "rewriter/rewriter.h"
@@ -88,6 +89,7 @@ ClassRewrite rewrite(Mode mode, std::vector<std::string> profiles) {
   return r.value();
 }
 
+using test::check_golden;
 using test::method_listing;
 
 // A class `T` (version 52) with a static int field `f` and two static methods: `a()V` reads
@@ -474,11 +476,7 @@ TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden
   REQUIRE(r.ok());
   std::string listing =
       method_listing(r->bytes, "golden") + method_listing(r->bytes, "golden$duplex");
-  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline.txt";
-  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << listing;
-  std::ifstream in(file);
-  std::string expected((std::istreambuf_iterator<char>(in)), {});
-  CHECK(listing == expected);
+  check_golden("rewriter/full-outline", listing);
   // The method keeps only its checking code; the twin holds the copy.
   bool outlined = false;
   for (const MethodReport& m : r->methods) {
@@ -495,11 +493,7 @@ TEST_CASE("golden listing: the local check, outlined with hand-back", "[rewriter
   REQUIRE(r.ok());
   std::string method = method_listing(r->bytes, "golden");
   std::string twin = method_listing(r->bytes, "golden$duplex");
-  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline-local.txt";
-  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << method + twin;
-  std::ifstream in(file);
-  std::string expected((std::istreambuf_iterator<char>(in)), {});
-  CHECK(method + twin == expected);
+  check_golden("rewriter/full-outline-local", method + twin);
   // Both halves load the counter into a local first (the method before its entry check, the
   // twin before its dispatch); the edge checks decrement the local and call fire() at zero.
   CHECK(method.find("0: getstatic") < method.find("Duplex.check()Z"));
@@ -519,11 +513,7 @@ TEST_CASE("golden listing: the loop budget (local check, outlined, exit checks)"
   // loopWithField's loop calls nothing: it gets a budget (slots 4 and 5, after its own).
   std::string method = method_listing(r->bytes, "loopWithField");
   std::string twin = method_listing(r->bytes, "loopWithField$duplex");
-  fs::path file = fs::path(DUPLEX_SOURCE_DIR) / "tests/golden/rewriter/full-outline-budget.txt";
-  if (std::getenv("DUPLEX_UPDATE_GOLDEN")) std::ofstream(file) << method + twin;
-  std::ifstream in(file);
-  std::string expected((std::istreambuf_iterator<char>(in)), {});
-  CHECK(method + twin == expected);
+  check_golden("rewriter/full-outline-budget", method + twin);
   // The method's first instruction takes the entry's count as the budget; its back edges only
   // count down the local, and leave for the twin when it runs out, having counted all of it.
   CHECK(method.find("Duplex.loopEntry()I") < method.find("3: dup"));

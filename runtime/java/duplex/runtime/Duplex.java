@@ -194,7 +194,7 @@ public final class Duplex {
 
   /** The budget a loop starts with where a twin takes over (after {@link #expired}). */
   public static int budget() {
-    return Math.min(SPECIAL ? (STRIPED ? stripe() : COUNTING).counter : counter, LOOP_BUDGET);
+    return Math.min(counterLeft(), LOOP_BUDGET);
   }
 
   /**
@@ -212,8 +212,12 @@ public final class Duplex {
    * (as {@link #expired}) only in the first case; false: go on unsampled.
    */
   public static boolean due() {
-    int left = SPECIAL ? (STRIPED ? stripe() : COUNTING).counter : counter;
-    return left <= 0 && expired();
+    return counterLeft() <= 0 && expired();
+  }
+
+  /** The calling thread's counter: the global one, or its stripe. */
+  private static int counterLeft() {
+    return SPECIAL ? (STRIPED ? stripe() : COUNTING).counter : counter;
   }
 
   /**
