@@ -409,7 +409,11 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
 std::string rewrite_fingerprint(const AgentOptions& o) {
   std::string f = "mode ";  // appends, not `+`: GCC 12 warns wrongly (-Wrestrict) on those
   f.append(o.mode_text).append("\nprofile ").append(o.profile_text);
-  f.append("\ncountEdges ").append(o.count_edges ? "true" : "false").append("\n");
+  f.append("\ncountEdges ").append(o.count_edges ? "true" : "false");
+  f.append("\nlayout ").append(o.layout_text).append("\ncheck ").append(o.check_text);
+  f.append("\nflagCheckBytes ").append(std::to_string(o.flag_check_max_bytes));
+  f.append("\ncallerSampledBytes ").append(std::to_string(o.caller_sampled_max_bytes));
+  f.append("\n");
   return f;
 }
 
@@ -440,6 +444,10 @@ jint on_load(JavaVM* vm, char* options) {
   // Outlined twins stay in a class after `stop`: it retransforms the class to its original
   // method bodies with the twins kept (RetransformClasses cannot remove methods).
   s.rewrite.outline = true;
+  s.rewrite.hand_back = s.options.hand_back;
+  s.rewrite.check = s.options.check;
+  s.rewrite.flag_check_max_bytes = s.options.flag_check_max_bytes;
+  s.rewrite.caller_sampled_max_bytes = s.options.caller_sampled_max_bytes;
   for (const std::string& name : s.options.profile) {
     s.rewrite.instrumentations.push_back(make_builtin_instrumentation(name));
   }

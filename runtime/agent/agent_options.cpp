@@ -102,6 +102,28 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
     return true;
   }
   if (key == "jdk") return parse_bool(v, o.jdk) || bad(error, key, v, "true or false");
+  if (key == "layout") {
+    // No `inline`: `stop` restores the original bodies and keeps the added methods, which
+    // needs the duplicated code outside them.
+    if (!one_of(v, {"outline", "handback"})) return bad(error, key, v, "outline or handback");
+    o.hand_back = v == "handback";
+    o.layout_text = v;
+    return true;
+  }
+  if (key == "check") {
+    auto form = parse_check_form(v);
+    if (!form) return bad(error, key, v, "call, inline or local");
+    o.check = form.value();
+    o.check_text = v;
+    return true;
+  }
+  if (key == "flagCheckBytes" || key == "callerSampledBytes") {
+    int64_t n = 0;
+    if (!parse_int64(v, 0, 65535, n)) return bad(error, key, v, "a byte count 0..65535");
+    (key == "flagCheckBytes" ? o.flag_check_max_bytes : o.caller_sampled_max_bytes) =
+        static_cast<uint32_t>(n);
+    return true;
+  }
   if (key == "countEdges") {
     return parse_bool(v, o.count_edges) || bad(error, key, v, "true or false");
   }
@@ -158,7 +180,8 @@ int64_t parse_duration_ms(const std::string& text) {
 
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, seed, trigger, "
-         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache";
+         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache, layout, "
+         "check, flagCheckBytes, callerSampledBytes";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {

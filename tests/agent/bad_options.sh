@@ -47,6 +47,12 @@ check 'jdk=maybe' 'jdk'
 check 'stop=10' 'stop'
 check 'stop=5parsecs' 'stop'
 check 'stop=ms' 'stop'
+check 'layout=inline' 'layout'
+check 'layout=' 'layout'
+check 'check=fast' 'check'
+check 'flagCheckBytes=-1' 'flagCheckBytes'
+check 'flagCheckBytes=65536' 'flagCheckBytes'
+check 'callerSampledBytes=lots' 'callerSampledBytes'
 check 'include=' 'include'
 check 'exclude=' 'exclude'
 check 'novalue' 'novalue'
@@ -54,7 +60,7 @@ check 'mode=full,,interval=1' '""'
 check '=5' '"=5"'
 check 'interval=1,interval=2' 'interval given twice'
 # Good options start the JVM.
-if ! "$java" "-agentpath:$agent=mode=auto,interval=5,include=a.*,include=b.*,exclude=c.*,stop=2s,log=quiet,profile=call-edge,out=$work/p.xml" \
+if ! "$java" "-agentpath:$agent=mode=auto,interval=5,include=a.*,include=b.*,exclude=c.*,stop=2s,log=quiet,profile=call-edge,layout=handback,check=inline,flagCheckBytes=0,callerSampledBytes=325,out=$work/p.xml" \
     -version >/dev/null 2>&1; then
     echo "FAIL: good options refused"; status=1
 fi

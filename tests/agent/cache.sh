@@ -72,6 +72,11 @@ echo "ok damaged entries were misses, rewritten and stored again"
 run nodup "mode=nodup,interval=1,include=fixtures.*,cache=$cache"
 expect_counts nodup 0 "$(( $(attr "$work/nodup.xml" agent-classes-rewritten) + $(attr "$work/nodup.xml" agent-classes-unchanged) ))"
 echo "ok mode=nodup reads no entry of mode=full"
+# The rewriter's tuning options are in the key too: check=local and flagCheckBytes=0 change
+# what full writes.
+run local "mode=full,check=local,flagCheckBytes=0,interval=1,include=fixtures.*,cache=$cache"
+expect_counts local 0 "$(( $(attr "$work/local.xml" agent-classes-rewritten) + $(attr "$work/local.xml" agent-classes-unchanged) ))"
+echo "ok check=local,flagCheckBytes=0 reads no entry of the defaults"
 
 # A cache that cannot be made: one line, and the program runs as without it.
 : >"$work/not-a-dir"
