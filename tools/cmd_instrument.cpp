@@ -38,7 +38,7 @@ const char* const kInstrumentHelp =
     "                        outline layout always calls Duplex.tick()\n"
     "  --flag-check-bytes N  loop-free methods of at most N bytes check the `sampling`\n"
     "                        flag a sampled caller sets instead of counting; 0: off;\n"
-    "                        default 35 (HotSpot's MaxInlineSize)\n"
+    "                        default 325 (HotSpot's FreqInlineSize)\n"
     "  --caller-sampled-bytes N\n"
     "                        loop-free methods of at most N bytes carry no check at all:\n"
     "                        they are sampled when a sampled caller calls them (its\n"
