@@ -37,6 +37,14 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
       pool.add_fieldref(runtime_class, runtime_api::kSampling, runtime_api::kSamplingDesc);
   if (!sampling) return sampling.error();
   c.sampling_ = *sampling;
+  auto here =
+      pool.add_methodref(runtime_class, runtime_api::kSamplingHere, runtime_api::kSamplingHereDesc);
+  if (!here) return here.error();
+  c.sampling_here_ = *here;
+  auto current = pool.add_methodref(runtime_api::kThreadClass, runtime_api::kCurrentThread,
+                                    runtime_api::kCurrentThreadDesc);
+  if (!current) return current.error();
+  c.current_thread_ = *current;
   if (form == CheckForm::kCall) return c;
   if (exits && form == CheckForm::kLocal && counter_slot >= 0)
     return c.with_budget(pool, runtime_class, counter_slot);
@@ -94,13 +102,23 @@ void CheckEmitter::emit_entry(CodeIR& ir, LabelId sample) const {
   ir.insns.push_back(Insn::make_branch(op::kIfne, sample));
 }
 
+// `getstatic sampling; ifnull go_on; invokestatic samplingHere; ifne sample; go_on:`. The
+// flag is unset almost always, so compiled code keeps a load and a null test; the call runs
+// only while some thread samples, and returns false only when it is another thread.
 void CheckEmitter::emit_flag(CodeIR& ir, LabelId sample) const {
+  LabelId go_on = ir.new_label();
   ir.insns.push_back(Insn::make(op::kGetstatic, sampling_));
+  ir.insns.push_back(Insn::make_branch(op::kIfnull, go_on));
+  ir.insns.push_back(Insn::make(op::kInvokestatic, sampling_here_));
   ir.insns.push_back(Insn::make_branch(op::kIfne, sample));
+  ir.insns.push_back(Insn::make_label(go_on));
 }
 
 void CheckEmitter::emit_set_sampling(CodeIR& ir, bool on) const {
-  ir.insns.push_back(Insn::make(on ? op::kIconst1 : op::kIconst0));
+  if (on)
+    ir.insns.push_back(Insn::make(op::kInvokestatic, current_thread_));
+  else
+    ir.insns.push_back(Insn::make(op::kAconstNull));
   ir.insns.push_back(Insn::make(op::kPutstatic, sampling_));
 }
 

@@ -70,7 +70,7 @@ class CheckEmitter {
   Status add_local_to_frames(CodeIR& ir) const;
 
  private:
-  void emit_flag(CodeIR& ir, LabelId sample) const;  // `getstatic sampling; ifne sample`
+  void emit_flag(CodeIR& ir, LabelId sample) const;  // is `sampling` this thread?
   void emit_call(CodeIR& ir, LabelId sample) const;
   void emit_inline(CodeIR& ir, LabelId sample) const;
   void emit_local(CodeIR& ir, LabelId sample) const;
@@ -88,6 +88,7 @@ class CheckEmitter {
   uint16_t tick_ = 0, tick_entry_ = 0, loop_entry_ = 0, budget_ref_ = 0, spend_ = 0, spent_ = 0;
   int32_t local_slot_ = -1;
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
+  uint16_t sampling_here_ = 0, current_thread_ = 0;
 };
 
 }  // namespace duplex

@@ -36,10 +36,17 @@ inline constexpr const char* kDue = "due";
 // A method entry's counting check: check(), after clearing `sampling` (the caller's sample
 // does not extend into a method that counts its own checks).
 inline constexpr const char* kCheckEntry = "checkEntry";
-// Flag checks (small loop-free methods) read this public static boolean; the duplicated code
-// sets it around its calls.
+// Flag checks (small loop-free methods) read this public static Thread: the thread whose
+// duplicated code is calling out, set to Thread.currentThread() around each of its calls and
+// cleared after. A flag check samples when it is set and samplingHere() says it is the
+// calling thread's, so other threads' samples do not spill into a thread's small methods.
 inline constexpr const char* kSampling = "sampling";
-inline constexpr const char* kSamplingDesc = "Z";
+inline constexpr const char* kSamplingDesc = "Ljava/lang/Thread;";
+inline constexpr const char* kSamplingHere = "samplingHere";
+inline constexpr const char* kSamplingHereDesc = "()Z";
+inline constexpr const char* kThreadClass = "java/lang/Thread";
+inline constexpr const char* kCurrentThread = "currentThread";
+inline constexpr const char* kCurrentThreadDesc = "()Ljava/lang/Thread;";
 // The bootstrap of a sampled call (rewriter/sampled_calls.h): duplicated code's calls link to
 // the callee's `<name>$sampled` twin when the method the call selects has one.
 inline constexpr const char* kSampledCall = "sampledCall";

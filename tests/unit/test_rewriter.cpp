@@ -584,7 +584,7 @@ TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag",
   REQUIRE(r.ok());
   // getField (5 bytes, no loop): its entry reads the flag and never counts.
   std::string getter = method_listing(r->bytes, "getField");
-  CHECK(getter.find("getstatic #") < getter.find("Duplex.sampling:Z"));
+  CHECK(getter.find("getstatic #") < getter.find("Duplex.sampling:Ljava/lang/Thread;"));
   CHECK(getter.find("Duplex.check") == std::string::npos);
   // sumGetter (a loop): a counting entry check that clears the flag, and in its duplicated
   // code the call of getField between setting and clearing the flag.

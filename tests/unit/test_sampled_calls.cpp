@@ -122,7 +122,7 @@ TEST_CASE("before class version 51, small methods keep flag checks", "[sampled_c
   old[7] = 50;  // the probe uses nothing newer than Java 6
   auto r = rewrite_class(old, callers_options(Mode::kFull));
   REQUIRE(r.ok());
-  CHECK(test::method_listing(r->bytes, "getField").find("Duplex.sampling:Z") != std::string::npos);
+  CHECK(test::method_listing(r->bytes, "getField").find("Duplex.sampling:Ljava/lang/Thread;") != std::string::npos);
   CHECK(test::method_listing(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
   auto cf = ClassFile::parse(r->bytes);
   REQUIRE(cf.ok());

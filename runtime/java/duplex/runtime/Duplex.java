@@ -69,13 +69,26 @@ public final class Duplex {
   public static int counter;
 
   /**
-   * True while duplicated code (a sample) is calling out. Small loop-free methods check this
-   * flag instead of decrementing the counter (their checks would otherwise dominate the cost of
-   * hot loops they are inlined into), so they are sampled when a sampled caller calls them, and
-   * {@link #checkEntry} clears it. Plain static, not per thread: another thread may see it for
-   * the length of a call, which adds a little noise to that thread's small methods.
+   * The thread whose duplicated code (a sample) is calling out, or null. Small loop-free methods
+   * check this instead of decrementing the counter (their checks would otherwise dominate the
+   * cost of hot loops they are inlined into): they are sampled when it is set and
+   * {@link #samplingHere} says it is their own thread's, so they are sampled exactly when a
+   * sampled caller of their thread calls them. {@link #checkEntry} clears it. One field for all
+   * threads: while two threads sample at once, the later one's calls win it, and the other's
+   * small callees go unsampled until its next call sets it again.
    */
-  public static boolean sampling;
+  public static Thread sampling;
+
+  /** A flag check found {@link #sampling} set: is the sample the calling thread's? */
+  public static boolean samplingHere() {
+    return sampling == Thread.currentThread();
+  }
+
+  /** Ends a sample the calling thread extended into this call (another thread's stays). */
+  private static void endCallerSample() {
+    Thread t = sampling;
+    if (t != null && t == Thread.currentThread()) sampling = null;
+  }
 
   static volatile int interval;
   static volatile double jitter;
@@ -138,7 +151,7 @@ public final class Duplex {
    * call through {@link #sampling} (a method that counts its own checks samples itself).
    */
   public static boolean checkEntry() {
-    if (sampling) sampling = false; // read first: the flag's cache line stays shared
+    if (sampling != null) endCallerSample(); // read first: the cache line stays shared
     return check();
   }
 
@@ -167,7 +180,7 @@ public final class Duplex {
 
   /** A counting method's entry: {@link #tick}, after ending a caller's flag sample. */
   public static int tickEntry() {
-    if (sampling) sampling = false;
+    if (sampling != null) endCallerSample();
     return tick();
   }
 

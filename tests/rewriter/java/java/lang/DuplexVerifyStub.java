@@ -11,7 +11,8 @@ public final class DuplexVerifyStub {
   public static int counter = Integer.MAX_VALUE;  // the inline check (--check inline)
 
   public static boolean check() { return false; }
-  public static boolean sampling;  // flag checks of small loop-free methods
+  public static Thread sampling;  // flag checks of small loop-free methods
+  public static boolean samplingHere() { return false; }
   public static boolean checkEntry() { return false; }
   public static int tick() { return Integer.MAX_VALUE; }
   public static int tickEntry() { return Integer.MAX_VALUE; }
