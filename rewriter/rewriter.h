@@ -91,14 +91,14 @@ struct RewriteOptions {
   // the activation, so no rare path merges back into the checking method's compiled code.
   bool hand_back = false;
   CheckForm check = CheckForm::kCall;
-  // Loop-free methods of at most this many bytes (HotSpot's MaxInlineSize by default: the
-  // methods C2 always inlines, often into hot loops) get flag checks: they read whether a
-  // sampled caller is calling them instead of decrementing the shared counter, whose
-  // load-decrement-store in every inlined call chains the loop through memory (and bounces
-  // its cache line between threads). 0: every check counts. 325 (FreqInlineSize) halved
-  // xalan's and h2's Full @1000 but, the flag being one for all threads, cost a
-  // multi-threaded program's accuracy (docs/design/hotspot-costs.md, section 8).
-  uint32_t flag_check_max_bytes = 35;
+  // Loop-free methods of at most this many bytes get flag checks: they read whether a sampled
+  // caller of their thread is calling them instead of decrementing the shared counter. The
+  // default is HotSpot's FreqInlineSize, the methods C2 inlines where they are hot: a counting
+  // check in each of them chains every inlined call through the counter's memory (and bounces
+  // its cache line between threads), while flag loads fold together. 35 (MaxInlineSize, the
+  // default until 2026-11-25) cost xalan's and h2's Full @1000 twice as much
+  // (docs/design/hotspot-costs.md, section 8). 0: every check counts.
+  uint32_t flag_check_max_bytes = 325;
   // Loop-free methods of at most this many bytes (325, HotSpot's FreqInlineSize, is the size
   // measured: the methods C2 inlines where they are hot) carry no check at all and are sampled
   // through their callers instead: they keep their code and gain a `<name>$sampled` twin, which
