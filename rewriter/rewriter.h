@@ -96,7 +96,7 @@ struct RewriteOptions {
   // default is HotSpot's FreqInlineSize, the methods C2 inlines where they are hot: a counting
   // check in each of them chains every inlined call through the counter's memory (and bounces
   // its cache line between threads), while flag loads fold together. 35 (MaxInlineSize, the
-  // default until 2026-11-25) cost xalan's and h2's Full @1000 twice as much
+  // default until 2026-11-25) cost xalan's Full @1000 half as much again
   // (docs/design/hotspot-costs.md, section 8). 0: every check counts.
   uint32_t flag_check_max_bytes = 325;
   // Loop-free methods of at most this many bytes (325, HotSpot's FreqInlineSize, is the size
