@@ -410,7 +410,8 @@ std::string rewrite_fingerprint(const AgentOptions& o) {
   std::string f = "mode ";  // appends, not `+`: GCC 12 warns wrongly (-Wrestrict) on those
   f.append(o.mode_text).append("\nprofile ").append(o.profile_text);
   f.append("\ncountEdges ").append(o.count_edges ? "true" : "false");
-  f.append("\nlayout ").append(o.layout_text).append("\ncheck ").append(o.check_text);
+  f.append("\nlayout ").append(o.hand_back ? "handback" : "outline");
+  f.append("\ncheck ").append(check_form_name(o.check));
   f.append("\nflagCheckBytes ").append(std::to_string(o.flag_check_max_bytes));
   f.append("\ncallerSampledBytes ").append(std::to_string(o.caller_sampled_max_bytes));
   f.append("\n");

@@ -107,14 +107,12 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
     // needs the duplicated code outside them.
     if (!one_of(v, {"outline", "handback"})) return bad(error, key, v, "outline or handback");
     o.hand_back = v == "handback";
-    o.layout_text = v;
     return true;
   }
   if (key == "check") {
     auto form = parse_check_form(v);
     if (!form) return bad(error, key, v, "call, inline or local");
     o.check = form.value();
-    o.check_text = v;
     return true;
   }
   if (key == "flagCheckBytes" || key == "callerSampledBytes") {

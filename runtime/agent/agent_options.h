@@ -30,11 +30,9 @@ struct AgentOptions {
   int64_t stop_ms = -1;      // stop=<duration>; -1 = never
   bool count_edges = false;  // rewriter test option: count entries and back edges
   // The rewriter's tuning options, as `duplex instrument` has them (--layout, --check,
-  // --flag-check-bytes, --caller-sampled-bytes); the texts are what the cache key names.
+  // --flag-check-bytes, --caller-sampled-bytes).
   bool hand_back = false;  // layout=handback; the agent never uses the inline layout
-  std::string layout_text = "outline";
   CheckForm check = CheckForm::kCall;
-  std::string check_text = "call";
   uint32_t flag_check_max_bytes = RewriteOptions{}.flag_check_max_bytes;
   uint32_t caller_sampled_max_bytes = RewriteOptions{}.caller_sampled_max_bytes;
   bool native_stack = true;  // let the runtime find call-edge callers with JVMTI GetStackTrace
