@@ -797,8 +797,8 @@ void Assembler::mark_frame_needs() {
 
 // Uninitialized entries hold the label at their `new`; the class file wants its offset.
 Status Assembler::relocate_frame(Frame& frame) const {
-  for (auto* list : {&frame.locals, &frame.stack}) {
-    for (VType& v : *list) {
+  for (std::span<VType> list : frame.lists()) {
+    for (VType& v : list) {
       if (v.tag != VTag::kUninitialized) continue;
       int32_t off = offset_of(v.data);
       if (off == kUnplaced || off >= length_) {

@@ -3,6 +3,7 @@
 // each encoder writes the attribute body (without the name index and length).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -11,6 +12,7 @@
 #include "classfile/bytes.h"
 #include "classfile/class_file.h"
 #include "classfile/error.h"
+#include "classfile/small_vector.h"
 
 namespace duplex {
 
@@ -61,11 +63,19 @@ struct VType {
   bool is_wide() const { return tag == VTag::kLong || tag == VTag::kDouble; }
 };
 
+// A frame's lists keep their first entries inline (most frames fit), so a frame copied onto a
+// label costs no allocation.
+using FrameLocals = SmallVector<VType, 8>;
+using FrameStack = SmallVector<VType, 2>;
+
 // A frame in the class file's list form: a Long or Double is ONE entry standing for two slots.
 struct Frame {
-  std::vector<VType> locals;
-  std::vector<VType> stack;
+  FrameLocals locals;
+  FrameStack stack;
   bool operator==(const Frame&) const = default;
+  // Both lists, for a loop over every type the frame holds.
+  std::array<std::span<VType>, 2> lists() { return {locals, stack}; }
+  std::array<std::span<const VType>, 2> lists() const { return {locals, stack}; }
 };
 
 // A StackMapTable decoded to absolute offsets and full frames.

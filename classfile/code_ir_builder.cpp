@@ -534,8 +534,8 @@ bool FastBuilder::mark_all() {
   for (const auto& f : s_.frames) {
     if (!want(f.offset, false)) return false;
     mark_[f.offset] |= kFrameBit;
-    for (const auto* list : {&f.frame.locals, &f.frame.stack}) {
-      for (const VType& v : *list) {
+    for (std::span<const VType> list : f.frame.lists()) {
+      for (const VType& v : list) {
         if (v.tag != VTag::kUninitialized) continue;
         if (v.data >= len_ || s_.code.code[v.data] != op::kNew || !want(v.data, false)) {
           return false;
@@ -628,8 +628,8 @@ void FastBuilder::resolve() {
   locals(s_.locals, ir_.local_variables);
   locals(s_.local_types, ir_.local_variable_types);
   for (auto& f : s_.frames) {
-    for (auto* list : {&f.frame.locals, &f.frame.stack}) {
-      for (VType& v : *list) {
+    for (std::span<VType> list : f.frame.lists()) {
+      for (VType& v : list) {
         if (v.tag == VTag::kUninitialized) v.data = at(v.data);
       }
     }

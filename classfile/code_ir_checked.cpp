@@ -690,8 +690,8 @@ Status Builder::mark_local_vars(const std::vector<LocalVariableEntry>& vars, con
 }
 
 Status Builder::mark_frame_types(const Frame& f) {
-  for (const auto* list : {&f.locals, &f.stack}) {
-    for (const VType& v : *list) {
+  for (std::span<const VType> list : f.lists()) {
+    for (const VType& v : list) {
       if (v.tag != VTag::kUninitialized) continue;
       if (v.data >= len_ || !starts_[v.data] || code_.code[v.data] != op::kNew) {
         return Error::at_code(v.data, "Uninitialized frame entry does not name a `new`");
@@ -799,8 +799,8 @@ void Builder::resolve_local_vars(const std::vector<LocalVariableEntry>& in,
 }
 
 void Builder::resolve_frame_types(Frame& f) {
-  for (auto* list : {&f.locals, &f.stack}) {
-    for (VType& v : *list) {
+  for (std::span<VType> list : f.lists()) {
+    for (VType& v : list) {
       if (v.tag == VTag::kUninitialized) v.data = at(v.data);
     }
   }

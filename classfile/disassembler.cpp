@@ -363,7 +363,7 @@ std::string vtype_text(const PoolText& pool, const VType& t, UninitText uninit) 
 
 template <class UninitText>
 std::string frame_text(const PoolText& pool, const Frame& f, UninitText uninit) {
-  auto list = [&](const std::vector<VType>& types) {
+  auto list = [&](std::span<const VType> types) {
     std::string out = "[";
     for (size_t i = 0; i < types.size(); ++i) {
       if (i) out += ", ";
@@ -675,7 +675,10 @@ void ClassDisassembler::exceptions(const Attribute& a) {
     return;
   }
   std::string text = "Exceptions:";
-  for (uint16_t i : *list) text += " " + pool_.class_name(i);
+  for (uint16_t i : *list) {
+    text += ' ';
+    text += pool_.class_name(i);
+  }
   line(4, text);
 }
 
@@ -882,7 +885,11 @@ class IrDisassembler {
   }
   std::string label(LabelId id) const {
     if (id >= ir_.labels.size()) return "<bad label " + std::to_string(id) + ">";
-    return "L" + std::to_string(id);
+    // Appended rather than "L" + to_string(id): GCC 12 warns falsely (-Wrestrict) on that
+    // form once this is inlined into annotations().
+    std::string text = "L";
+    text += std::to_string(id);
+    return text;
   }
   void label_line(LabelId id);
   void instruction(const Insn& insn);

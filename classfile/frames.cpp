@@ -14,6 +14,7 @@
 #include "classfile/frames.h"
 
 #include <algorithm>
+#include <deque>
 #include <functional>
 #include <optional>
 #include <string>
@@ -109,18 +110,21 @@ bool is_reference(const VType& v) {
          v.tag == VTag::kUninitializedThis;
 }
 
+// Slot form. Inline room for most methods' states, which the solver copies from block to block.
 struct State {
-  std::vector<VType> locals;  // slot form
-  std::vector<VType> stack;   // slot form
+  SmallVector<VType, 12> locals;
+  SmallVector<VType, 6> stack;
+  std::array<std::span<VType>, 2> lists() { return {locals, stack}; }
 };
 
-void push_slots(std::vector<VType>& slots, VType v) {
+template <class List>
+void push_slots(List& slots, VType v) {
   slots.push_back(v);
   if (v.is_wide()) slots.push_back(kTopT);
 }
 
 // Locals compare as if padded with Top: a state may have grown past max_locals.
-bool locals_equal(const std::vector<VType>& a, const std::vector<VType>& b) {
+bool locals_equal(std::span<const VType> a, std::span<const VType> b) {
   size_t n = std::max(a.size(), b.size());
   for (size_t i = 0; i < n; ++i) {
     VType x = i < a.size() ? a[i] : kTopT;
@@ -130,28 +134,38 @@ bool locals_equal(const std::vector<VType>& a, const std::vector<VType>& b) {
   return true;
 }
 
-// Class names interned to small ids, so Object types compare by name with ==.
+// Class names interned to small ids, so Object types compare by name with ==. One table per
+// thread, kept from method to method: the same few hundred names (java/lang/String, the
+// class's own) recur in every method, and interning them again for each method was a third
+// of the solver's allocations.
 class Names {
  public:
+  // The thread's table. Cleared when it has grown past kMax names, which is why a Solver takes
+  // it once, at its start, and ids never outlive a solve.
+  static Names& of_this_thread() {
+    thread_local Names names;
+    if (names.names_.size() > kMax) {
+      names.ids_.clear();
+      names.names_.clear();
+    }
+    return names;
+  }
+
   uint32_t id(std::string_view name) {
     auto it = ids_.find(name);
     if (it != ids_.end()) return it->second;
-    uint32_t id = static_cast<uint32_t>(names_.size());
-    // Copy first: `name` may view one of names_, which push_back may move.
-    std::string owned(name);
+    auto id = static_cast<uint32_t>(names_.size());
+    // A deque: `name` may view an earlier name, and no name moves when one is added.
+    const std::string& owned = names_.emplace_back(name);
     ids_.emplace(owned, id);
-    names_.push_back(std::move(owned));
     return id;
   }
   const std::string& name(uint32_t id) const { return names_[id]; }
 
  private:
-  struct Hash {
-    using is_transparent = void;
-    size_t operator()(std::string_view s) const { return std::hash<std::string_view>{}(s); }
-  };
-  std::unordered_map<std::string, uint32_t, Hash, std::equal_to<>> ids_;
-  std::vector<std::string> names_;
+  static constexpr size_t kMax = 8192;
+  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::deque<std::string> names_;
 };
 
 // A run of labels and the real instructions up to the next label.
@@ -188,7 +202,7 @@ class Solver {
   Status seed();
   Status simulate(uint32_t block);
   Status deliver(uint32_t block, const State& s);
-  Status deliver_handler(uint32_t block, const std::vector<VType>& locals, VType exc);
+  Status deliver_handler(uint32_t block, std::span<const VType> locals, VType exc);
   Result<std::vector<std::pair<uint32_t, VType>>> handlers_of(uint32_t block);
 
   // One instruction.
@@ -229,6 +243,8 @@ class Solver {
   Result<State> import(const Frame& f);
   Result<VType> import_type(const VType& v);
   Result<Frame> export_state(const State& s);
+  template <class List>
+  Status export_slots(std::span<const VType> slots, List& out);
   Result<VType> export_type(const VType& v);
   void materialize_markers(std::vector<std::pair<LabelId, Frame>>& out);
 
@@ -240,7 +256,7 @@ class Solver {
   CodeIR& ir_;
   ConstantPool& pool_;
   const MethodContext& ctx_;
-  Names names_;
+  Names& names_ = Names::of_this_thread();
   std::vector<Block> blocks_;
   std::vector<uint32_t> label_block_;  // by LabelId: block index, kNone if not placed
   std::vector<std::pair<uint32_t, uint32_t>> edges_;  // (to, from), to frameless blocks only
@@ -457,19 +473,22 @@ Result<VType> Solver::export_type(const VType& v) {
   return VType{VTag::kObject, *index};
 }
 
+template <class List>
+Status Solver::export_slots(std::span<const VType> slots, List& out) {
+  for (size_t i = 0; i < slots.size(); ++i) {
+    auto t = export_type(slots[i]);
+    if (!t) return t.error();
+    out.push_back(*t);
+    if (slots[i].is_wide()) ++i;
+  }
+  return Ok{};
+}
+
 // Slot form to list form: the Top after a Long or Double is implied; trailing Tops dropped.
 Result<Frame> Solver::export_state(const State& s) {
   Frame f;
-  for (int part = 0; part < 2; ++part) {
-    const auto& slots = part == 0 ? s.locals : s.stack;
-    auto& out = part == 0 ? f.locals : f.stack;
-    for (size_t i = 0; i < slots.size(); ++i) {
-      auto t = export_type(slots[i]);
-      if (!t) return t.error();
-      out.push_back(*t);
-      if (slots[i].is_wide()) ++i;
-    }
-  }
+  if (Status st = export_slots(s.locals, f.locals); !st) return st.error();
+  if (Status st = export_slots(s.stack, f.stack); !st) return st.error();
   while (!f.locals.empty() && f.locals.back().tag == VTag::kTop) f.locals.pop_back();
   return f;
 }
@@ -478,8 +497,8 @@ Result<Frame> Solver::export_state(const State& s) {
 std::vector<uint32_t> marked_news(const std::vector<std::pair<LabelId, Frame>>& out) {
   std::vector<uint32_t> marked;
   for (const auto& [label, f] : out) {
-    for (const auto* list : {&f.locals, &f.stack})
-      for (const VType& v : *list)
+    for (std::span<const VType> list : f.lists())
+      for (const VType& v : list)
         if (v.tag == VTag::kUninitialized && (v.data & kMarkerBit))
           marked.push_back(v.data & ~kMarkerBit);
   }
@@ -508,8 +527,8 @@ void Solver::materialize_markers(std::vector<std::pair<LabelId, Frame>>& out) {
   }
   ir_.insns = std::move(insns);
   for (auto& [label, f] : out) {
-    for (auto* list : {&f.locals, &f.stack})
-      for (VType& v : *list)
+    for (std::span<VType> list : f.lists())
+      for (VType& v : list)
         if (v.tag == VTag::kUninitialized && (v.data & kMarkerBit)) v.data = label_of[v.data];
   }
 }
@@ -529,11 +548,11 @@ Status Solver::deliver(uint32_t block, const State& s) {
                                                   label_text(blocks_[block].label));
 }
 
-Status Solver::deliver_handler(uint32_t block, const std::vector<VType>& locals, VType exc) {
+Status Solver::deliver_handler(uint32_t block, std::span<const VType> locals, VType exc) {
   auto& in = in_[block];
   if (!in) {
     State s;
-    s.locals = locals;
+    s.locals.assign(locals.begin(), locals.end());
     s.stack.push_back(exc);
     return deliver(block, s);
   }
@@ -781,8 +800,8 @@ Status Solver::step_array_load(uint8_t op, State& s) {
 Status Solver::dup_slots(State& s, size_t count, size_t depth) {
   if (Status st = check_cut(s, count); !st) return st;
   if (Status st = check_cut(s, depth); !st) return st;
-  std::vector<VType> copy(s.stack.end() - static_cast<ptrdiff_t>(count), s.stack.end());
-  s.stack.insert(s.stack.end() - static_cast<ptrdiff_t>(depth), copy.begin(), copy.end());
+  s.stack.insert(s.stack.end() - static_cast<ptrdiff_t>(depth),
+                 s.stack.end() - static_cast<ptrdiff_t>(count), s.stack.end());
   return Ok{};
 }
 
@@ -937,8 +956,8 @@ Status Solver::step_init(const VType& receiver, State& s) {
     return error_at(cur_, "<init> called on an initialised object");
   }
   if (!init) return init.error();
-  for (auto* slots : {&s.locals, &s.stack})
-    for (VType& v : *slots)
+  for (std::span<VType> slots : s.lists())
+    for (VType& v : slots)
       if (v == receiver) v = *init;
   return Ok{};
 }

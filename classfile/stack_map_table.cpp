@@ -50,7 +50,8 @@ Result<VType> read_vtype(ByteReader& in) {
   return v;
 }
 
-Status read_vtypes(ByteReader& in, size_t count, std::vector<VType>& out) {
+template <class List>  // FrameLocals or FrameStack
+Status read_vtypes(ByteReader& in, size_t count, List& out) {
   for (size_t i = 0; i < count; ++i) {
     auto v = read_vtype(in);
     if (!v) return v.error();
@@ -98,7 +99,8 @@ Result<uint32_t> read_frame_body(ByteReader& in, uint8_t type, size_t type_at, F
 namespace {
 
 // One verification type at p (before end): false if it is not there whole.
-inline bool quick_vtype(const uint8_t*& p, const uint8_t* end, std::vector<VType>& out) {
+template <class List>
+inline bool quick_vtype(const uint8_t*& p, const uint8_t* end, List& out) {
   if (p >= end || *p > static_cast<uint8_t>(VTag::kUninitialized)) return false;
   VType v{static_cast<VTag>(*p++), 0};
   if (v.tag == VTag::kObject || v.tag == VTag::kUninitialized) {
@@ -110,7 +112,8 @@ inline bool quick_vtype(const uint8_t*& p, const uint8_t* end, std::vector<VType
   return true;
 }
 
-bool quick_vtypes(const uint8_t*& p, const uint8_t* end, size_t count, std::vector<VType>& out) {
+template <class List>
+bool quick_vtypes(const uint8_t*& p, const uint8_t* end, size_t count, List& out) {
   if (count > static_cast<size_t>(end - p)) return false;  // a type takes at least a byte
   out.reserve(out.size() + count);
   for (size_t i = 0; i < count; ++i) {
@@ -227,7 +230,7 @@ Status write_vtype(ByteWriter& out, const VType& v) {
   return Ok{};
 }
 
-Status write_vtypes(ByteWriter& out, const std::vector<VType>& list, size_t from = 0) {
+Status write_vtypes(ByteWriter& out, std::span<const VType> list, size_t from = 0) {
   for (size_t i = from; i < list.size(); ++i) {
     if (auto s = write_vtype(out, list[i]); !s) return s;
   }
@@ -235,7 +238,7 @@ Status write_vtypes(ByteWriter& out, const std::vector<VType>& list, size_t from
 }
 
 // True when `shorter` is a proper-or-equal prefix of `longer` (entry by entry, list form).
-bool is_prefix(const std::vector<VType>& shorter, const std::vector<VType>& longer) {
+bool is_prefix(std::span<const VType> shorter, std::span<const VType> longer) {
   if (shorter.size() > longer.size()) return false;
   for (size_t i = 0; i < shorter.size(); ++i) {
     if (!(shorter[i] == longer[i])) return false;

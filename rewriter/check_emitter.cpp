@@ -232,7 +232,7 @@ Status CheckEmitter::add_local_to_frames(CodeIR& ir) const {
   const auto slot = static_cast<uint32_t>(local_slot_);
   for (LabelInfo& info : ir.labels) {
     if (!info.frame) continue;
-    std::vector<VType>& locals = info.frame->locals;
+    FrameLocals& locals = info.frame->locals;
     uint32_t used = frame_slots(locals);
     if (used > slot) return Error::plain("a frame already uses the local counter's slot");
     locals.insert(locals.end(), slot - used, VType{VTag::kTop});

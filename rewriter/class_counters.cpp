@@ -164,21 +164,35 @@ int32_t ClassCounters::slot(char kind, std::string_view key) {
 // made C2 build more nodes per event, so large methods reached NodeCountInliningCutoff and
 // stopped inlining more often (h2, PrintInlining: 1,073 cut-offs against 441), and h2's Full
 // @1000 ran 1.2-1.35x slower per iteration in steady state (docs/classfile-bench.md).
+Result<uint16_t> ClassCounters::event_method(ConstantPool& pool, uint16_t& cached,
+                                             std::string_view owner, std::string_view name,
+                                             std::string_view desc) {
+  if (refs_pool_ != pool.id()) {
+    refs_pool_ = pool.id();
+    accessor_ref_ = increment_ref_ = virtual_site_ref_ = 0;
+  }
+  if (cached != 0) return cached;
+  auto ref = pool.add_methodref(owner, name, desc);
+  if (ref) cached = *ref;
+  return ref;
+}
+
 Status ClassCounters::emit_slot_call(ConstantPool& pool, char kind, std::string_view key,
-                                     const char* runtime_method, const char* runtime_desc,
-                                     std::vector<Insn>& out) {
+                                     bool virtual_site, std::vector<Insn>& out) {
   if (!usable_) return Error::plain("the class has no counters of its own");
   int32_t s = slot(kind, key);
   if (s < 0)
     return Error::plain("no slot: the class's counters are full, or the key holds a line break");
-  auto accessor = pool.add_methodref(class_name_, kCountsField, kAccessorDesc);
+  auto accessor = event_method(pool, accessor_ref_, class_name_, kCountsField, kAccessorDesc);
   if (!accessor) return accessor.error();
-  auto target = runtime_method ? pool.add_methodref(runtime_class_, runtime_method, runtime_desc)
-                               : pool.add_methodref(kCountsClass, "getAndIncrement", "(I)J");
+  auto target = virtual_site
+                    ? event_method(pool, virtual_site_ref_, runtime_class_,
+                                   runtime_api::kCallSiteVirtual, runtime_api::kReceiverCountsDesc)
+                    : event_method(pool, increment_ref_, kCountsClass, "getAndIncrement", "(I)J");
   if (!target) return target.error();
   out.push_back(Insn::make(op::kInvokestatic, *accessor));
   out.push_back(push_int(s));
-  if (runtime_method) {
+  if (virtual_site) {
     out.push_back(Insn::make(op::kInvokestatic, *target));
   } else {
     out.push_back(Insn::make(op::kInvokevirtual, *target));
@@ -189,13 +203,12 @@ Status ClassCounters::emit_slot_call(ConstantPool& pool, char kind, std::string_
 
 Status ClassCounters::emit_increment(ConstantPool& pool, char kind, std::string_view key,
                                      std::vector<Insn>& out) {
-  return emit_slot_call(pool, kind, key, nullptr, nullptr, out);
+  return emit_slot_call(pool, kind, key, /*virtual_site=*/false, out);
 }
 
 Status ClassCounters::emit_virtual_site(ConstantPool& pool, std::string_view key,
                                         std::vector<Insn>& out) {
-  return emit_slot_call(pool, 'v', key, runtime_api::kCallSiteVirtual,
-                        runtime_api::kReceiverCountsDesc, out);
+  return emit_slot_call(pool, 'v', key, /*virtual_site=*/true, out);
 }
 
 std::string ClassCounters::table() const {

@@ -80,10 +80,12 @@ class ClassCounters {
   int32_t slot(char kind, std::string_view key);
   void append_line(char kind, std::string_view key, const SiteKey& split, size_t hash);
   bool line_is(const Line& line, char kind, std::string_view key, const SiteKey& split) const;
-  // `runtime_method` null: counts().getAndIncrement(slot).
-  Status emit_slot_call(ConstantPool& pool, char kind, std::string_view key,
-                        const char* runtime_method, const char* runtime_desc,
+  // `virtual_site` false: counts().getAndIncrement(slot); true: Duplex.callSiteVirtual.
+  Status emit_slot_call(ConstantPool& pool, char kind, std::string_view key, bool virtual_site,
                         std::vector<Insn>& out);
+  // The pool index of a method every event of the class calls, added to `pool` on first use.
+  Result<uint16_t> event_method(ConstantPool& pool, uint16_t& cached, std::string_view owner,
+                                std::string_view name, std::string_view desc);
   void grow_index();
   std::string table() const;
 
@@ -102,6 +104,13 @@ class ClassCounters {
   // Open addressing over lines_by_slot_: slot + 1 by hash of (kind, key), 0 for empty. Its
   // size is a power of two, more than twice the slot count.
   std::vector<int32_t> index_;
+  // The methods every event calls, by pool index (0: not added yet). Kept for the pool they
+  // were added to: entries never leave a pool, and a pool's id is never reused. Looking them
+  // up again for each of a class's events was a tenth of the rewriter's pool work.
+  uint64_t refs_pool_ = 0;
+  uint16_t accessor_ref_ = 0;
+  uint16_t increment_ref_ = 0;
+  uint16_t virtual_site_ref_ = 0;
 };
 
 }  // namespace duplex

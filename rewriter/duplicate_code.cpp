@@ -309,8 +309,8 @@ class Duplicator {
   std::optional<Frame> remap(const Frame* original) const {
     if (!original) return std::nullopt;
     std::optional<Frame> f = *original;
-    for (auto* list : {&f->locals, &f->stack}) {
-      for (VType& v : *list) {
+    for (std::span<VType> list : f->lists()) {
+      for (VType& v : list) {
         if (v.tag == VTag::kUninitialized && v.data < dup_label_.size() &&
             dup_label_[v.data] != kNoLabel) {
           v.data = dup_label_[v.data];
@@ -386,8 +386,8 @@ class Duplicator {
     };
     for (const LabelInfo& info : src_.labels) {
       if (!info.frame) continue;
-      for (const auto* list : {&info.frame->locals, &info.frame->stack}) {
-        for (const VType& v : *list) {
+      for (std::span<const VType> list : info.frame->lists()) {
+        for (const VType& v : list) {
           if (v.tag == VTag::kUninitialized) name(v.data);
         }
       }

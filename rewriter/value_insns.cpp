@@ -98,7 +98,7 @@ Insn return_for(std::string_view method_descriptor) {
   return Insn::make(static_cast<uint8_t>(op::kIreturn + family_index(*kind)));
 }
 
-uint32_t frame_slots(const std::vector<VType>& locals) {
+uint32_t frame_slots(std::span<const VType> locals) {
   uint32_t n = 0;
   for (const VType& t : locals) n += t.is_wide() ? 2 : 1;
   return n;

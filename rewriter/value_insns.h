@@ -27,7 +27,7 @@ Insn return_for(std::string_view method_descriptor);
 // The kind of a method descriptor's return type; nullopt for void.
 std::optional<VTag> return_kind(std::string_view method_descriptor);
 // Local slots a frame's locals (list form) span: long and double count two.
-uint32_t frame_slots(const std::vector<VType>& locals);
+uint32_t frame_slots(std::span<const VType> locals);
 // (slot, type) of every local of a frame in list form, Top slots left out: a view over the
 // frame (which must outlive it), since the rewriter walks every entry frame several times
 // and a vector per walk was a large share of its allocations.
@@ -58,7 +58,7 @@ class LocalsBySlot {
     const VType* end_;
     uint16_t slot_;
   };
-  explicit LocalsBySlot(const std::vector<VType>& locals) : locals_(locals) {}
+  explicit LocalsBySlot(std::span<const VType> locals) : locals_(locals) {}
   iterator begin() const { return {locals_.data(), locals_.data() + locals_.size(), 0}; }
   iterator end() const {
     const VType* e = locals_.data() + locals_.size();
@@ -66,7 +66,7 @@ class LocalsBySlot {
   }
 
  private:
-  const std::vector<VType>& locals_;
+  std::span<const VType> locals_;
 };
 inline LocalsBySlot locals_by_slot(const Frame& f) {
   return LocalsBySlot(f.locals);

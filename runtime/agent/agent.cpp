@@ -261,6 +261,7 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
         {"agent-classes-failed", std::to_string(st.failed.load())},
         {"agent-classes-skipped", std::to_string(st.skipped.load())},
         {"agent-transform-ms", ms_text(st.total_ns.load())},
+        {"agent-transform-cpu-ms", ms_text(st.total_cpu_ns.load())},
         {"agent-transform-max-ms", ms_text(st.max_ns.load())},
         {"agent-transform-max-class", slowest},
         {"agent-stopped", s.stopped.load() ? "true" : "false"},

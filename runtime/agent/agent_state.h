@@ -29,11 +29,14 @@ struct PendingClass {
 };
 
 struct Stats {
-  std::atomic<uint64_t> rewritten{0};     // classes whose bytes changed
-  std::atomic<uint64_t> unchanged{0};     // went through the rewriter, nothing to instrument
-  std::atomic<uint64_t> failed{0};        // could not be rewritten: loaded unchanged
-  std::atomic<uint64_t> skipped{0};       // not selected (filters, JDK, runtime, unnamed)
-  std::atomic<uint64_t> total_ns{0};      // time spent in the rewriter (and cache), all classes
+  std::atomic<uint64_t> rewritten{0};  // classes whose bytes changed
+  std::atomic<uint64_t> unchanged{0};  // went through the rewriter, nothing to instrument
+  std::atomic<uint64_t> failed{0};     // could not be rewritten: loaded unchanged
+  std::atomic<uint64_t> skipped{0};    // not selected (filters, JDK, runtime, unnamed)
+  std::atomic<uint64_t> total_ns{0};   // time spent in the rewriter (and cache), all classes
+  // The same as the hooks' threads' CPU time: total_ns without the time a hook waited for a
+  // core (on a busy machine the JIT's threads compete with class loading).
+  std::atomic<uint64_t> total_cpu_ns{0};
   std::atomic<uint64_t> cache_hits{0};    // classes whose rewrite came from cache=DIR
   std::atomic<uint64_t> cache_misses{0};  // classes rewritten with cache=DIR (then stored)
   std::atomic<uint64_t> cache_store_failures{0};

@@ -2,6 +2,8 @@
 // that cannot be rewritten loads unchanged), and ClassPrepare: hands each rewritten class's
 // site tables to the runtime (Duplex.register). No Java code runs inside the hook; it runs
 // concurrently on many threads, so shared state is behind State::mu or atomic.
+#include <time.h>
+
 #include <chrono>
 #include <cstring>
 #include <span>
@@ -59,9 +61,16 @@ const char* rejection(JNIEnv* jni, const std::string& name, jobject loader) {
   return "not included";
 }
 
-void record_time(const std::string& name, uint64_t ns) {
+uint64_t thread_cpu_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+void record_time(const std::string& name, uint64_t ns, uint64_t cpu_ns) {
   Stats& st = state().stats;
   st.total_ns += ns;
+  st.total_cpu_ns += cpu_ns;
   uint64_t prev = st.max_ns.load();
   while (ns > prev) {
     if (st.max_ns.compare_exchange_weak(prev, ns)) {
@@ -174,11 +183,13 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
     return;
   }
   auto t0 = std::chrono::steady_clock::now();
+  uint64_t cpu0 = thread_cpu_ns();
   auto result = rewrite_or_cached(name, bytes);
+  uint64_t cpu_ns = thread_cpu_ns() - cpu0;
   auto ns = static_cast<uint64_t>(
       std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0)
           .count());
-  record_time(name, ns);
+  record_time(name, ns, cpu_ns);
   if (!result) {
     ++s.stats.failed;
     log_line("cannot rewrite %s, loaded unchanged: %s", name.c_str(),

@@ -36,6 +36,7 @@ run() { # run NAME OPTIONS: the fixtures under the agent
     [ "${rewritten:-0}" -gt 20 ] || { echo "FAIL $name: only '${rewritten}' classes rewritten"; bad=1; }
     [ "$failed" = 0 ] || { echo "FAIL $name: $failed classes failed:"; grep 'cannot rewrite' "$work/$name.err" | head -n 5; bad=1; }
     [ -n "$(attr "$p" agent-transform-ms)" ] || { echo "FAIL $name: no transform time"; bad=1; }
+    [ -n "$(attr "$p" agent-transform-cpu-ms)" ] || { echo "FAIL $name: no transform CPU time"; bad=1; }
     case $opts in
     *mode=checks*) ;;  # instruments nothing
     *interval=1,*)     # every check samples: every kind of event is seen

@@ -221,7 +221,7 @@ TEST_CASE("initial_frame follows JVMS 4.10.1.6", "[attributes]") {
   SECTION("constructor: this is uninitialized") {
     auto f = initial_frame(pool, "p/C", "<init>", "(J)V", access::kPublic);
     REQUIRE(f.ok());
-    CHECK(f->locals == std::vector<VType>{kUThis, kLong});
+    CHECK(f->locals == FrameLocals{kUThis, kLong});
   }
   SECTION("java/lang/Object's constructor: this is initialized") {
     auto f = initial_frame(pool, "java/lang/Object", "<init>", "()V", access::kPublic);

@@ -72,8 +72,7 @@ VType uninit(LabelId l) {
 
 // A frame in slot form with class names spelled out, trailing Top locals dropped, so frames
 // whose Object entries use different Class entries for one name compare equal.
-std::vector<std::string> spell(const std::vector<VType>& list, const ConstantPool& pool,
-                               bool trim) {
+std::vector<std::string> spell(std::span<const VType> list, const ConstantPool& pool, bool trim) {
   std::vector<std::string> out;
   for (const VType& v : list) {
     // One letter per tag (Top Int Float Double Long Null uninitialized-this), then the detail.
@@ -413,10 +412,10 @@ TEST_CASE("stack instructions follow the category-2 forms", "[frames]") {
   m.place(l4);
   m.op(op::kReturn);
   REQUIRE(m.compute({l1, l2, l3, l4}).ok());
-  CHECK(m.frame(l1).stack == std::vector<VType>{kInt, kLong, kInt});
-  CHECK(m.frame(l2).stack == std::vector<VType>{kLong, kInt, kLong});
-  CHECK(m.frame(l3).stack == std::vector<VType>{kDouble, kLong, kDouble});
-  CHECK(m.frame(l4).stack == std::vector<VType>{kFloat, kInt, kFloat, kInt});
+  CHECK(m.frame(l1).stack == FrameStack{kInt, kLong, kInt});
+  CHECK(m.frame(l2).stack == FrameStack{kLong, kInt, kLong});
+  CHECK(m.frame(l3).stack == FrameStack{kDouble, kLong, kDouble});
+  CHECK(m.frame(l4).stack == FrameStack{kFloat, kInt, kFloat, kInt});
 }
 
 TEST_CASE("stack instructions may not split a long or double", "[frames]") {
@@ -456,8 +455,7 @@ TEST_CASE("array loads give the element type", "[frames]") {
   m.place(l1);
   m.op(op::kReturn);
   REQUIRE(m.compute({l1}).ok());
-  CHECK(m.frame(l1).stack ==
-        std::vector<VType>{m.object("java/lang/String"), m.object("[I"), kNull, kInt});
+  CHECK(m.frame(l1).stack == FrameStack{m.object("java/lang/String"), m.object("[I"), kNull, kInt});
 }
 
 TEST_CASE("constants, fields, invokes and object instructions", "[frames]") {
@@ -520,13 +518,12 @@ TEST_CASE("constants, fields, invokes and object instructions", "[frames]") {
   m.place(l3);
   m.op(op::kReturn);
   REQUIRE(m.compute({l1, l2, l3}).ok());
-  CHECK(m.frame(l1).stack == std::vector<VType>{kInt, kFloat, m.object("java/lang/String"),
-                                                m.object("java/lang/Class"),
-                                                m.object("java/lang/invoke/MethodHandle"),
-                                                m.object("java/lang/invoke/MethodType"), kLong,
-                                                kDouble, m.object("[J")});
-  CHECK(m.frame(l2).stack == std::vector<VType>{m.object("[Ljava/lang/String;"), m.object("[[I"),
-                                                m.object("[J"), kDouble});
+  CHECK(m.frame(l1).stack ==
+        FrameStack{kInt, kFloat, m.object("java/lang/String"), m.object("java/lang/Class"),
+                   m.object("java/lang/invoke/MethodHandle"),
+                   m.object("java/lang/invoke/MethodType"), kLong, kDouble, m.object("[J")});
+  CHECK(m.frame(l2).stack ==
+        FrameStack{m.object("[Ljava/lang/String;"), m.object("[[I"), m.object("[J"), kDouble});
   CHECK(m.frame(l3) == Frame{});
 }
 
