@@ -20,7 +20,6 @@
 #include <initializer_list>
 #include <iterator>
 #include <new>
-#include <span>
 #include <type_traits>
 
 namespace duplex {
@@ -45,7 +44,6 @@ class SmallVector {
   SmallVector(It first, It last) {
     assign(first, last);
   }
-  explicit SmallVector(std::span<const T> values) { assign(values.begin(), values.end()); }
   SmallVector(const SmallVector& other) { assign(other.begin(), other.end()); }
   SmallVector(SmallVector&& other) noexcept { take(other); }
   SmallVector& operator=(const SmallVector& other) {
@@ -57,10 +55,6 @@ class SmallVector {
       release();
       take(other);
     }
-    return *this;
-  }
-  SmallVector& operator=(std::initializer_list<T> values) {
-    assign(values.begin(), values.end());
     return *this;
   }
   ~SmallVector() { release(); }
