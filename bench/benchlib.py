@@ -96,6 +96,9 @@ class Workload:
     prepare: Callable[["Workload", Path], List[Path]] = None  # -> extra classpath entries
     threads: int = 1                         # application threads doing the work
     classes: int = 0                         # classes in app_jars (informational)
+    # JVM options every configuration of the program gets, the uninstrumented one included
+    # (before the configuration's own, which may override them).
+    jvm_opts: List[str] = field(default_factory=list)
     # Sizes: "large" runs for a few seconds; "small" (about 1 s of CPU) is what the checks and
     # the measurements use, since recording every call edge (interval 1) walks the stack per
     # call and makes a program 20 to 200 times slower.
@@ -199,6 +202,15 @@ def _ecj_normalise(stdout: str, stderr: str, run: Path) -> str:
 
 # Rhino --------------------------------------------------------------------------------------
 
+# Rhino's parser recurses once per nested expression (IRFactory.transform and transformInfix,
+# about 650 levels deep on jQuery), close to the default 1 MB thread stack once C1 compiles it.
+# The smallest -Xss each needs (small input, 2026-11-25): the original 512 KB; Exhaustive 1 MB
+# (the events' calls make C1 spill more of each frame: interpreted, or compiled by C2 alone, it
+# fits in 384 KB); Full @1 2 MB and Partial @1 3 MB (a twin's frame above every sampled
+# activation, all of them at interval 1). Every configuration, the original included, runs
+# with 4 MB so that none fails for want of stack (docs/design/hotspot-costs.md, section 9).
+RHINO_JVM_OPTS = ["-Xss4m"]
+
 def _rhino_args(prep: Path, run: Path, size: str) -> List[str]:
     # -opt -1: interpret, so the work stays in js.jar instead of classes generated at run time.
     return ["-opt", "-1", str(BENCH / "workloads/rhino/highlight.js"), str(HIGHLIGHT),
@@ -292,7 +304,8 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
              _ecj_prepare, classes=2090),
     Workload("rhino", "Rhino 1.7.14 interpreting highlight.js over jQuery",
              ["librhino-java", "libjs-highlight.js", "libjs-jquery"], [SHARE / "js.jar"],
-             "org.mozilla.javascript.tools.shell.Main", _rhino_args, _keep_stdout, classes=549),
+             "org.mozilla.javascript.tools.shell.Main", _rhino_args, _keep_stdout, classes=549,
+             jvm_opts=RHINO_JVM_OPTS),
     Workload("xalan", "Xalan 2.7.2 XSLT summarising the freedesktop.org MIME database",
              ["libxalan2-java", "libxerces2-java", "shared-mime-info"],
              [SHARE / "xalan2.jar", SHARE / "serializer.jar", SHARE / "xercesImpl.jar"],
@@ -400,7 +413,7 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
                 w.main]
     else:
         main = [cp, w.main]
-    cmd = [java_bin()] + (jvm_opts or []) + ["-cp"] + main + w.args(prep, run_dir, size)
+    cmd = [java_bin()] + w.jvm_opts + (jvm_opts or []) + ["-cp"] + main + w.args(prep, run_dir, size)
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         t0 = time.monotonic()

@@ -1112,6 +1112,28 @@ def growth_cell(res, progs, variant):
                         fmt_pct(geo_pct([growth(res, p, variant) for p in progs]), 0))
 
 
+def replace_programs(raw, other):
+    """Puts `other`'s programs in place of `raw`'s, keeping a record of the run they came from.
+    Each program's configurations are interleaved within its own rounds and compared with its
+    own uninstrumented runs, so a program measured in another run of the same options stands on
+    its own; only the options must agree."""
+    for key in ("reps", "size", "intervals", "slow_ratio", "instrument_args",
+                "steady_iterations", "steady_measure", "steady_rounds"):
+        if raw["config"].get(key) != other["config"].get(key):
+            raise SystemExit("run_bench: --replace-programs: the runs differ in %s (%r, %r)" % (
+                key, raw["config"].get(key), other["config"].get(key)))
+    for name, prog in other["programs"].items():
+        if not prog.get("complete"):
+            raise SystemExit("run_bench: --replace-programs: %s was not measured to the end" % name)
+        if name not in raw["config"]["programs"]:
+            raise SystemExit("run_bench: --replace-programs: %s is not in the main run" % name)
+        raw["programs"][name] = prog
+        m = other["meta"]
+        raw["meta"].setdefault("replaced", []).append({
+            "program": name, "date": m.get("date", ""), "command": m.get("command", ""),
+            "git": m.get("git", ""), "minutes": round(m.get("seconds", 0) / 60)})
+
+
 def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
     cfg = raw["config"]
     meta = raw["meta"]
@@ -1138,7 +1160,9 @@ def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
             cfg["reps"], cfg["slow_ratio"])],
     ] + ([["steady state, rounds on a common window", "%s rounds added %s: `%s`" % (
         meta["steady_windows"]["rounds"], meta["steady_windows"]["date"],
-        meta["steady_windows"]["command"])]] if meta.get("steady_windows") else [])))
+        meta["steady_windows"]["command"])]] if meta.get("steady_windows") else [])
+      + [["%s measured again" % r["program"], "%s, checkout %s, %d min: `%s`" % (
+          r["date"], r["git"], r["minutes"], r["command"])] for r in meta.get("replaced", [])]))
     L.append("""
 **How to read the numbers.** Overhead is the CPU time (user + system, all JVM threads: JIT
 and GC included) of a configuration over the uninstrumented program's in the same round,
@@ -1184,7 +1208,9 @@ overheads and growth, of the percentages for overlap and hot-cover.
     cached_fracs = [x for x in cached_fracs if x is not None]
     agent_cpu_fracs = [res[p]["cfg"].get("agent-full@1000", {}).get("agent_cpu_frac")
                        for p in progs]
-    agent_cpu_fracs = [x for x in agent_cpu_fracs if x is not None]
+    # A mean over some of the programs would read as one over all (a run whose agent did not
+    # report its hooks' CPU time yet, merged with a later one): all or nothing.
+    agent_cpu_fracs = [] if None in agent_cpu_fracs else agent_cpu_fracs
 
     def verdict(ok):
         return "-" if ok is None else ("met" if ok else "**missed**")
@@ -1653,13 +1679,20 @@ def main() -> int:
     ap.add_argument("--steady-converge-only", action="store_true",
                     help="steady-state phase: every round measures each configuration where it "
                     "settles (the method before the common window)")
+    ap.add_argument("--replace-programs", action="append", default=[], metavar="RAW",
+                    help="with --report-only: raw.json of a run of some of the same programs "
+                    "with the same options (e.g. one measured again after a fix); its programs "
+                    "replace the main run's, and the header says when and how they were measured")
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "
                     "as a section of its own (with the note.md beside it, if any)")
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
-    for given in (a.add_steady_windows, a.throughput_only, a.report_only, a.resume):
+    if a.replace_programs and not a.report_only:
+        raise SystemExit("run_bench: --replace-programs goes with --report-only")
+    for given in [a.add_steady_windows, a.throughput_only, a.report_only, a.resume] + \
+            a.replace_programs:
         if given and not Path(given).is_file():
             raise SystemExit("run_bench: %s: no such raw.json" % given)
     if a.add_steady_windows:
@@ -1685,6 +1718,8 @@ def main() -> int:
         raw, quick = bench.raw, bench.quick
     elif a.report_only:
         raw = json.loads(Path(a.report_only).read_text())
+        for other in a.replace_programs:
+            replace_programs(raw, json.loads(Path(other).read_text()))
         quick = raw["config"]["quick"]
     else:
         for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR):

@@ -127,9 +127,16 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // names a virtual call site to the runtime by its slot (ClassCounters::emit_virtual_site).
   static Status emit_call(const MethodView& m, const SitePoint& site, EventCode& out,
                           bool sampled) {
-    const char* plain = sampled ? runtime_api::kSampledCallSite : runtime_api::kCallSite;
-    const char* virtual_form =
-        sampled ? runtime_api::kSampledCallSiteVirtual : runtime_api::kCallSiteVirtual;
+    // A sampled call from a method of a duplicating mode that has no duplicated code also
+    // samples its callee, as a call from duplicated code would.
+    const bool into = sampled && out.samples_callees();
+    const char* plain = into      ? runtime_api::kSampledCallSiteInto
+                        : sampled ? runtime_api::kSampledCallSite
+                                  : runtime_api::kCallSite;
+    const char* virtual_form = into      ? runtime_api::kSampledCallSiteVirtualInto
+                               : sampled ? runtime_api::kSampledCallSiteVirtual
+                                         : runtime_api::kCallSiteVirtual;
+    if (into) out.callee_sampled();
     const Insn& invoke = m.code.insns[site.insn];
     bool dispatched = invoke.opcode == op::kInvokevirtual || invoke.opcode == op::kInvokeinterface;
     if (!dispatched && !sampled && out.count_in_class('s', site.target)) {

@@ -5,6 +5,7 @@
 
 #include "classfile/attributes.h"
 #include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
 #include "rewriter/transforms.h"
 
 namespace duplex {
@@ -30,8 +31,14 @@ CodeIR copy_without_insns(const CodeIR& src) {
 
 class InPlaceEvents {
  public:
-  InPlaceEvents(const MethodView& m, const MethodSites& sites, ConstantPool& pool, bool guarded)
-      : m_(m), sites_(sites), pool_(pool), guarded_(guarded), out_(copy_without_insns(m.code)) {}
+  InPlaceEvents(const MethodView& m, const MethodSites& sites, ConstantPool& pool, bool guarded,
+                bool samples_callees = false)
+      : m_(m),
+        sites_(sites),
+        pool_(pool),
+        guarded_(guarded),
+        samples_callees_(samples_callees),
+        out_(copy_without_insns(m.code)) {}
 
   Result<TransformedCode> run() {
     if (guarded_) {
@@ -44,10 +51,14 @@ class InPlaceEvents {
     }
     const auto& insns = m_.code.insns;
     for (size_t i = 0; i < insns.size(); ++i) {
+      callee_sampled_ = false;
       if (!insns[i].is_label()) {
         if (auto s = emit_group(sites_.at(i), false); !s) return s.error();
       }
       out_.insns.push_back(insns[i]);
+      if (callee_sampled_) {
+        if (auto s = end_sample(); !s) return s.error();
+      }
     }
     return TransformedCode{std::move(out_), checks_};
   }
@@ -59,8 +70,10 @@ class InPlaceEvents {
     if (sites.size() == 1 && sites[0].instrumentation->has_sampled_form()) {
       ++checks_;  // the runtime call checks, then records
       EventCode code(pool_, out_.insns, m_.runtime_class, m_.code.max_locals);
+      code.set_samples_callees(samples_callees_);
       auto s = sites[0].instrumentation->emit_sampled(m_, sites[0].point, code);
       out_.max_locals = std::max(out_.max_locals, code.locals_needed());
+      callee_sampled_ = code.did_sample_callee();
       return s;
     }
     LabelId skip = out_.new_label();
@@ -79,10 +92,22 @@ class InPlaceEvents {
     return Ok{};
   }
 
+  // After a call whose event may have sampled the callee: the sample ends with the call (a
+  // call that throws leaves it to the next counting method's entry, as in duplicated code).
+  Status end_sample() {
+    auto end =
+        pool_.add_methodref(m_.runtime_class, runtime_api::kEndSample, runtime_api::kVoidDesc);
+    if (!end) return end.error();
+    out_.insns.push_back(Insn::make(op::kInvokestatic, *end));
+    return Ok{};
+  }
+
   const MethodView& m_;
   const MethodSites& sites_;
   ConstantPool& pool_;
   const bool guarded_;
+  const bool samples_callees_;
+  bool callee_sampled_ = false;  // by the current instruction's event
   CodeIR out_;
   Insn check_;
   uint32_t checks_ = 0;
@@ -91,8 +116,8 @@ class InPlaceEvents {
 }  // namespace
 
 Result<TransformedCode> guard_each_event(const MethodView& method, const MethodSites& sites,
-                                         ConstantPool& pool) {
-  return InPlaceEvents(method, sites, pool, /*guarded=*/true).run();
+                                         ConstantPool& pool, bool samples_callees) {
+  return InPlaceEvents(method, sites, pool, /*guarded=*/true, samples_callees).run();
 }
 
 Result<TransformedCode> insert_events(const MethodView& method, const MethodSites& sites,

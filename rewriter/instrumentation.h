@@ -82,6 +82,14 @@ class EventCode {
   // One past the highest scratch slot used: the method's max_locals must reach it.
   uint16_t locals_needed() const { return high_; }
 
+  // A sampled (No-Duplication) call-site event in a method of a duplicating mode: the sampled
+  // form should also sample the callee (Duplex.sampledCallSiteInto), and say it did, so that
+  // the call is followed by Duplex.endSample(). Built-in call-edge events only.
+  void set_samples_callees(bool on) { samples_callees_ = on; }
+  bool samples_callees() const { return samples_callees_; }
+  void callee_sampled() { callee_sampled_ = true; }
+  bool did_sample_callee() const { return callee_sampled_; }
+
  private:
   ConstantPool& pool_;
   std::vector<Insn>& out_;
@@ -90,6 +98,8 @@ class EventCode {
   uint16_t first_free_ = 0;
   uint16_t used_ = 0;
   uint16_t high_ = 0;
+  bool samples_callees_ = false;
+  bool callee_sampled_ = false;
 };
 
 class Instrumentation {

@@ -185,7 +185,10 @@ class MethodRewriter {
         return duplicate(view, cfg, sites, plan, true);
       }
       case Transform::kNoDup:
-        return guard_each_event(view, sites, cf_.pool);
+        // In a mode that duplicates, the small methods this one calls may have flag checks:
+        // they are sampled only when a sampled caller calls them.
+        return guard_each_event(view, sites, cf_.pool,
+                                options_.mode != Mode::kNoDup && options_.flag_check_max_bytes > 0);
       case Transform::kExhaustive:
         return insert_events(view, sites, cf_.pool);
       case Transform::kUnchanged:

@@ -60,6 +60,11 @@ inline constexpr const char* kCallSite = "callSite";
 inline constexpr const char* kCallSiteVirtual = "callSiteVirtual";
 inline constexpr const char* kSampledCallSite = "sampledCallSite";
 inline constexpr const char* kSampledCallSiteVirtual = "sampledCallSiteVirtual";
+// The same in a No-Duplication fall-back of a duplicating mode: a sampled call also samples
+// its callee (sets `sampling`); `endSample()V` follows the call.
+inline constexpr const char* kSampledCallSiteInto = "sampledCallSiteInto";
+inline constexpr const char* kSampledCallSiteVirtualInto = "sampledCallSiteVirtualInto";
+inline constexpr const char* kEndSample = "endSample";
 inline constexpr const char* kReceiverKeyDesc = "(Ljava/lang/Object;Ljava/lang/String;)V";
 // callSiteVirtual in a class with counters of its own: the site is a slot of its table.
 inline constexpr const char* kReceiverCountsDesc =

@@ -48,9 +48,11 @@ Result<TransformedCode> duplicate_code(const MethodView& method, const Cfg& cfg,
                                        const Outline& outline = {},
                                        CheckForm check = CheckForm::kCall);
 
-// No-Duplication: every instrumented point behind its own check.
+// No-Duplication: every instrumented point behind its own check. With `samples_callees` (a
+// method left without duplicated code in a mode that duplicates, whose small callees are
+// sampled only when a sampled caller calls them) a sampled call samples its callee too.
 Result<TransformedCode> guard_each_event(const MethodView& method, const MethodSites& sites,
-                                         ConstantPool& pool);
+                                         ConstantPool& pool, bool samples_callees = false);
 
 // Exhaustive: the events with no framework.
 Result<TransformedCode> insert_events(const MethodView& method, const MethodSites& sites,

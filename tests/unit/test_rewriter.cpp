@@ -7,9 +7,11 @@
 #include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string_view>
 
 #include "classfile/archive.h"
 #include "classfile/bytes.h"
@@ -32,7 +34,7 @@ namespace {
 std::string probe_source() {
   std::ostringstream big;
   for (int i = 0; i < 480; ++i) big << "    x = x * " << i << " + (x >> 3);\n";
-  big << "    counter = x;\n";
+  big << "    counter = scale(x);\n";
   return "public class Probe {\n"
          "  static int counter;\n"
          "  int field;\n"
@@ -577,6 +579,21 @@ TEST_CASE("the local check in the paper's layout", "[rewriter]") {
   CHECK(reports(r.value())["loopWithField"].checks == 2);
 }
 
+namespace {
+
+// Whether `parts` occur in `text` one after the other (each found after the previous one).
+bool appear_in_order(const std::string& text, std::initializer_list<std::string_view> parts) {
+  size_t at = 0;
+  for (std::string_view part : parts) {
+    at = text.find(part, at);
+    if (at == std::string::npos) return false;
+    at += part.size();
+  }
+  return true;
+}
+
+}  // namespace
+
 TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag", "[rewriter]") {
   RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
   options.outline = false;
@@ -590,19 +607,36 @@ TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag",
   // code the call of getField between setting and clearing the flag.
   std::string caller = method_listing(r->bytes, "sumGetter");
   CHECK(caller.find("Duplex.checkEntry()Z") != std::string::npos);
-  size_t set = caller.find("putstatic #");
-  size_t call = caller.find("Probe.getField()I", set);
-  size_t clear = caller.find("putstatic #", call);
-  CHECK(set != std::string::npos);
-  CHECK(call != std::string::npos);
-  CHECK(clear != std::string::npos);
-  CHECK(caller.find("Probe.getField()I") < set);  // the checking code's call is left alone
+  CHECK(appear_in_order(caller, {"putstatic #", "Probe.getField()I", "putstatic #"}));
+  // The checking code's call is left alone: it comes before the flag is first set.
+  CHECK(caller.find("Probe.getField()I") < caller.find("putstatic #"));
   // 0 turns flag checks off: every method counts.
   options.flag_check_max_bytes = 0;
   auto counting = rewrite_class(probe_class(), options);
   REQUIRE(counting.ok());
   CHECK(method_listing(counting->bytes, "getField").find("Duplex.checkEntry()Z") !=
         std::string::npos);
+}
+
+TEST_CASE("a No-Duplication fall-back samples the callee of each sampled call", "[rewriter]") {
+  // `big` is too large for the paper's layout: it falls back to No-Duplication, and its call
+  // of scale (small: flag-checked) must sample scale when the call's event samples it.
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.outline = false;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  REQUIRE(reports(r.value())["big"].applied == Transform::kNoDup);
+  std::string big = method_listing(r->bytes, "big");
+  CHECK(appear_in_order(big, {"Duplex.sampledCallSiteInto(Ljava/lang/String;)V", "Probe.scale(I)I",
+                              "Duplex.endSample()V"}));
+  CHECK(big.find("Duplex.sampledCallSite(") == std::string::npos);
+  // No-Duplication as the mode: no method has flag checks, so calls only count.
+  auto nodup = rewrite_class(probe_class(), options_for(Mode::kNoDup, {"call-edge"}));
+  REQUIRE(nodup.ok());
+  std::string plain = method_listing(nodup->bytes, "big");
+  CHECK(plain.find("Duplex.sampledCallSite(Ljava/lang/String;)V") != std::string::npos);
+  CHECK(plain.find("Into") == std::string::npos);
+  CHECK(plain.find("endSample") == std::string::npos);
 }
 
 TEST_CASE("methods the JVM or JDK calls keep counting checks, however small", "[rewriter]") {

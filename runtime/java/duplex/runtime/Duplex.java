@@ -479,6 +479,31 @@ public final class Duplex {
   }
 
   /**
+   * {@link #sampledCallSite} in a method left without duplicated code in a mode that duplicates
+   * (No-Duplication as a fall-back): a sampled call samples its callee too, as a call from
+   * duplicated code does, by setting {@link #sampling} for the call; the caller calls {@link
+   * #endSample} after it. Without this, small methods with flag checks called from such a
+   * method were never sampled there.
+   */
+  public static void sampledCallSiteInto(String siteKey) {
+    if (!check()) return;
+    callSite(siteKey);
+    sampling = Thread.currentThread();
+  }
+
+  /** {@link #sampledCallSiteInto} for a virtual or interface call. */
+  public static void sampledCallSiteVirtualInto(Object receiver, String siteKey) {
+    if (!check()) return;
+    callSiteVirtual(receiver, siteKey);
+    sampling = Thread.currentThread();
+  }
+
+  /** After a call that {@link #sampledCallSiteInto} may have sampled: ends this thread's sample. */
+  public static void endSample() {
+    if (sampling != null) endCallerSample();
+  }
+
+  /**
    * Bootstrap method of the invokedynamic that replaces a call in sampled code (the call is
    * {@code callee}, a direct handle of kind REF_invokeVirtual, REF_invokeInterface,
    * REF_invokeStatic or REF_invokeSpecial; {@code type} is its stack shape, the receiver first).

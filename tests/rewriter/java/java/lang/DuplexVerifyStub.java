@@ -25,6 +25,9 @@ public final class DuplexVerifyStub {
   public static void callSiteVirtual(Object receiver, String key) {}
   public static void sampledCallSite(String key) {}
   public static void sampledCallSiteVirtual(Object receiver, String key) {}
+  public static void sampledCallSiteInto(String key) {}
+  public static void sampledCallSiteVirtualInto(Object receiver, String key) {}
+  public static void endSample() {}
 
   public static void callEdge(String key) {}
   public static void fieldRead(String key) {}
