@@ -1,0 +1,58 @@
+#!/usr/bin/env python3
+"""meson test 'bench-replace-programs': run_bench's --replace-programs merge (report side only).
+
+A program measured again in another run of the same options replaces the main run's, the
+header records it, and runs that differ in their options or did not finish are refused."""
+import copy
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import run_bench  # noqa: E402
+
+CONFIG = {"reps": 5, "size": "small", "intervals": [1, 1000], "slow_ratio": 4.0,
+          "instrument_args": "", "steady_iterations": 120, "steady_measure": 10,
+          "steady_rounds": 3, "programs": ["h2", "rhino"]}
+
+
+def run_of(programs, **meta):
+    return {"config": dict(CONFIG), "meta": dict(meta), "programs": programs}
+
+
+def refused(raw, other, why):
+    try:
+        run_bench.replace_programs(copy.deepcopy(raw), other)
+    except SystemExit as e:
+        assert why in str(e), "refused for %r, wanted %r" % (str(e), why)
+        return
+    raise AssertionError("not refused: " + why)
+
+
+def main():
+    main_run = run_of({"h2": {"complete": True, "runs": ["h2 first"]},
+                       "rhino": {"complete": True, "runs": ["rhino failed"]}}, date="first")
+    again = run_of({"rhino": {"complete": True, "runs": ["rhino again"]}}, date="later",
+                   git="abc1234", command="bench/run_bench.py --programs rhino", seconds=1500)
+    merged = copy.deepcopy(main_run)
+    run_bench.replace_programs(merged, again)
+    assert merged["programs"]["rhino"]["runs"] == ["rhino again"], merged["programs"]["rhino"]
+    assert merged["programs"]["h2"]["runs"] == ["h2 first"], "h2 must stay"
+    assert merged["meta"]["date"] == "first", "the main run's header stays"
+    assert merged["meta"]["replaced"] == [{"program": "rhino", "date": "later", "git": "abc1234",
+                                           "command": "bench/run_bench.py --programs rhino",
+                                           "minutes": 25}], merged["meta"]["replaced"]
+
+    other_reps = copy.deepcopy(again)
+    other_reps["config"]["reps"] = 1
+    refused(main_run, other_reps, "differ in reps")
+    unfinished = copy.deepcopy(again)
+    unfinished["programs"]["rhino"]["complete"] = False
+    refused(main_run, unfinished, "not measured to the end")
+    stranger = run_of({"ecj": {"complete": True}})
+    refused(main_run, stranger, "not in the main run")
+    print("ok: replace_programs merges one program and refuses 3 bad inputs")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
