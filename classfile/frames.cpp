@@ -134,6 +134,33 @@ bool locals_equal(std::span<const VType> a, std::span<const VType> b) {
   return true;
 }
 
+// Two paths into one block that disagree on a local: the local becomes Top there (or the class
+// type, when the other path holds null), which needs no class hierarchy and is all the verifier
+// could assume of it without one. Sound only because
+// the solver then checks that nothing needs the local (Solver::widen). Uninitialized values are
+// never merged away: the paths would disagree on what has been constructed.
+enum class LocalsMerge { kSame, kWidened, kImpossible };
+
+bool is_uninitialized(const VType& v) {
+  return v.tag == VTag::kUninitialized || v.tag == VTag::kUninitializedThis;
+}
+
+LocalsMerge merge_locals_into(SmallVector<VType, 12>& into, std::span<const VType> other) {
+  LocalsMerge result = LocalsMerge::kSame;
+  size_t n = std::max(into.size(), other.size());
+  for (size_t i = 0; i < n; ++i) {
+    VType x = i < into.size() ? into[i] : kTopT;
+    VType y = i < other.size() ? other[i] : kTopT;
+    if (x == y || x.tag == VTag::kTop) continue;
+    if (is_uninitialized(x) || is_uninitialized(y)) return LocalsMerge::kImpossible;
+    // null is assignable to any class type: the two meet at the class type.
+    if (x.tag == VTag::kObject && y.tag == VTag::kNull) continue;
+    result = LocalsMerge::kWidened;
+    into[i] = x.tag == VTag::kNull && y.tag == VTag::kObject ? y : kTopT;
+  }
+  return result;
+}
+
 // Class names interned to small ids, so Object types compare by name with ==. One table per
 // thread, kept from method to method: the same few hundred names (java/lang/String, the
 // class's own) recur in every method, and interning them again for each method was a third
@@ -203,6 +230,8 @@ class Solver {
   Status simulate(uint32_t block);
   Status deliver(uint32_t block, const State& s);
   Status deliver_handler(uint32_t block, std::span<const VType> locals, VType exc);
+  Status merge_into(uint32_t block, std::span<const VType> locals, const char* what);
+  Status fits_known_frame(uint32_t block, std::span<const VType> locals);
   Result<std::vector<std::pair<uint32_t, VType>>> handlers_of(uint32_t block);
 
   // One instruction.
@@ -210,6 +239,7 @@ class Solver {
   Status step_const(const Insn& in, State& s);
   Status step_ldc(const Insn& in, State& s);
   Status step_load(VTag tag, uint32_t n, State& s);
+  Error wrong_local(uint32_t n, const VType& v, const char* what) const;
   Status step_store(VTag tag, uint32_t n, State& s);
   Status step_iinc(uint32_t n, State& s);
   Status step_array_load(uint8_t op, State& s);
@@ -264,6 +294,10 @@ class Solver {
   std::vector<std::optional<State>> in_;  // entry state of relevant blocks
   std::vector<uint32_t> work_;
   uint32_t cur_ = 0;  // the instruction being simulated, for error messages
+  // A merge made a local Top (merge_locals_into). From then on the solver also follows the code
+  // it would otherwise not need up to the next known frames, so that a read of such a local is
+  // an error, and a known frame that needs one is refused.
+  bool widened_ = false;
 };
 
 // ---- Errors ----
@@ -536,7 +570,11 @@ void Solver::materialize_markers(std::vector<std::pair<LabelId, Frame>>& out) {
 // ---- Worklist ----
 
 Status Solver::deliver(uint32_t block, const State& s) {
-  if (!relevant_[block] || blocks_[block].frame) return Ok{};
+  if (blocks_[block].frame) return widened_ ? fits_known_frame(block, s.locals) : Ok{};
+  if (!relevant_[block]) {
+    if (!widened_) return Ok{};
+    relevant_[block] = 1;  // a Top local may flow here: follow it
+  }
   auto& in = in_[block];
   if (!in) {
     in = s;
@@ -544,11 +582,46 @@ Status Solver::deliver(uint32_t block, const State& s) {
     return Ok{};
   }
   if (locals_equal(in->locals, s.locals) && in->stack == s.stack) return Ok{};
-  return error_at_label(blocks_[block].label, "cannot merge frames without a class hierarchy at " +
-                                                  label_text(blocks_[block].label));
+  if (!(in->stack == s.stack)) {
+    return error_at_label(
+        blocks_[block].label,
+        "cannot merge frames without a class hierarchy at " + label_text(blocks_[block].label));
+  }
+  return merge_into(block, s.locals, "cannot merge frames without a class hierarchy at ");
+}
+
+// Widens the entry state of `block` where `locals` disagree with it, and simulates it again.
+Status Solver::merge_into(uint32_t block, std::span<const VType> locals, const char* what) {
+  switch (merge_locals_into(in_[block]->locals, locals)) {
+    case LocalsMerge::kSame:
+      return Ok{};
+    case LocalsMerge::kWidened:
+      widened_ = true;
+      work_.push_back(block);
+      return Ok{};
+    case LocalsMerge::kImpossible:
+      break;
+  }
+  return error_at_label(blocks_[block].label, what + label_text(blocks_[block].label));
+}
+
+// A state reaching a block whose frame is known must not lack a local the frame declares.
+Status Solver::fits_known_frame(uint32_t block, std::span<const VType> locals) {
+  auto known = import(*blocks_[block].frame);
+  if (!known) return known.error();
+  for (size_t i = 0; i < known->locals.size(); ++i) {
+    if (known->locals[i].tag == VTag::kTop) continue;
+    if (i < locals.size() && locals[i].tag != VTag::kTop) continue;
+    return error_at_label(blocks_[block].label,
+                          "cannot merge frames without a class hierarchy: local " +
+                              std::to_string(i) + " differs on paths that meet before " +
+                              label_text(blocks_[block].label) + ", whose frame needs it");
+  }
+  return Ok{};
 }
 
 Status Solver::deliver_handler(uint32_t block, std::span<const VType> locals, VType exc) {
+  if (blocks_[block].frame) return widened_ ? fits_known_frame(block, locals) : Ok{};
   auto& in = in_[block];
   if (!in) {
     State s;
@@ -556,18 +629,21 @@ Status Solver::deliver_handler(uint32_t block, std::span<const VType> locals, VT
     s.stack.push_back(exc);
     return deliver(block, s);
   }
-  if (in->stack.size() == 1 && in->stack[0] == exc && locals_equal(in->locals, locals)) return Ok{};
+  if (in->stack.size() == 1 && in->stack[0] == exc) {
+    return merge_into(block, locals, "exception handler reached with different states at ");
+  }
   return error_at_label(
       blocks_[block].label,
       "exception handler reached with different states at " + label_text(blocks_[block].label));
 }
 
-// The frameless relevant handlers whose ranges cover `block`, with their catch types.
+// The frameless relevant handlers whose ranges cover `block`, with their catch types; once a
+// local was widened, every handler (those with frames are then checked against them).
 Result<std::vector<std::pair<uint32_t, VType>>> Solver::handlers_of(uint32_t block) {
   std::vector<std::pair<uint32_t, VType>> out;
   for (const TryCatch& tc : ir_.try_catches) {
     uint32_t h = label_block_[tc.handler];
-    if (blocks_[h].frame || !relevant_[h]) continue;
+    if (!widened_ && (blocks_[h].frame || !relevant_[h])) continue;
     uint32_t to = tc.end == kNoLabel ? static_cast<uint32_t>(blocks_.size()) : label_block_[tc.end];
     if (block < label_block_[tc.start] || block >= to) continue;
     auto exc = tc.catch_type == 0 ? Result<VType>(object("java/lang/Throwable"))
@@ -753,7 +829,7 @@ Status Solver::step_load(VTag tag, uint32_t n, State& s) {
   if (n >= s.locals.size()) return error_at(cur_, "local " + std::to_string(n) + " is unset");
   VType v = s.locals[n];
   bool ok = tag == VTag::kObject ? is_reference(v) : v.tag == tag;
-  if (!ok) return error_at(cur_, "local " + std::to_string(n) + " has the wrong type");
+  if (!ok) return wrong_local(n, v, "has the wrong type");
   push(s, tag == VTag::kObject ? v : VType{tag, 0});
   return Ok{};
 }
@@ -773,9 +849,18 @@ Status Solver::step_store(VTag tag, uint32_t n, State& s) {
   return Ok{};
 }
 
+// A local read with the wrong type; a Top one after a widening merge is that merge's failure.
+Error Solver::wrong_local(uint32_t n, const VType& v, const char* what) const {
+  if (widened_ && v.tag == VTag::kTop) {
+    return error_at(cur_, "cannot merge frames without a class hierarchy: local " +
+                              std::to_string(n) + " differs on paths that meet before this read");
+  }
+  return error_at(cur_, "local " + std::to_string(n) + " " + what);
+}
+
 Status Solver::step_iinc(uint32_t n, State& s) {
-  if (n >= s.locals.size() || s.locals[n].tag != VTag::kInteger)
-    return error_at(cur_, "local " + std::to_string(n) + " is not an int");
+  if (n >= s.locals.size()) return error_at(cur_, "local " + std::to_string(n) + " is not an int");
+  if (s.locals[n].tag != VTag::kInteger) return wrong_local(n, s.locals[n], "is not an int");
   return Ok{};
 }
 

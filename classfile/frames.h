@@ -1,9 +1,14 @@
 // Frames and stack depth without a class hierarchy.
 //
 // Frames for new labels are computed by forward simulation of the instructions from the
-// nearest known frame, following control-flow edges. Because inserted code creates no new
-// merge points of differently-typed states, no common-superclass computation is needed: a
-// label without a frame that is reached with two different states is an error.
+// nearest known frame, following control-flow edges. No common-superclass computation is
+// needed: where a label without a frame is reached with two different states, the operand
+// stacks must be equal; a local the paths disagree on becomes Top there (null and a class type
+// meet at the class type), and the simulation then follows the code on to the next known
+// frames, refusing a read of such a local and a known frame that declares one. Any other
+// disagreement is an error ("cannot merge frames without a class hierarchy"). Rewritten code
+// meets such merges where a twin's entry parameters or a handler's exception share a slot the
+// original code reuses later.
 #pragma once
 
 #include <cstdint>

@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <iostream>
 #include <set>
 #include <string>
@@ -43,6 +44,7 @@ struct Method {
   void op(uint8_t o, int32_t a = 0, int32_t b = 0) { ir.insns.push_back(Insn::make(o, a, b)); }
   void branch(uint8_t o, LabelId t) { ir.insns.push_back(Insn::make_branch(o, t)); }
   int32_t cls(const char* name) { return pool.add_class(name).value(); }
+  int32_t string(const char* text) { return pool.add_string(text).value(); }
   int32_t method(const char* owner, const char* name, const char* desc) {
     return pool.add_methodref(owner, name, desc).value();
   }
@@ -118,12 +120,25 @@ bool compatible(const Spelled& original, const Spelled& computed) {
   return true;
 }
 
+// Where paths that disagree on a local meet, the solver leaves it Top if nothing reads it
+// before writing it (javac keeps its declared type while it is in scope): compatible otherwise.
+bool compatible_but_dead_locals(const Spelled& original, const Spelled& computed) {
+  Spelled c = computed;
+  for (size_t i = 0; i < c.locals.size() && i < original.locals.size(); ++i) {
+    if (c.locals[i] == "T") c.locals[i] = original.locals[i];
+  }
+  while (c.locals.size() < original.locals.size())
+    c.locals.push_back(original.locals[c.locals.size()]);
+  return compatible(original, c);
+}
+
 // ---- Real methods ----
 
 struct Tally {
   size_t classes = 0, methods = 0, frames = 0, exact = 0, merges = 0;
   size_t scope_only = 0;    // javac dropped locals whose scope ended
   size_t more_precise = 0;  // javac's frame also has declared supertypes
+  size_t dead_top = 0;      // locals left Top where paths disagreed and nothing reads them
   size_t fallthrough_only = 0, fallthrough_exact = 0;
   size_t failures = 0;
   double seconds = 0;  // inside compute_missing_frames
@@ -132,7 +147,8 @@ struct Tally {
     std::cout << "[frames] " << what << ": " << classes << " classes, " << methods << " methods, "
               << frames << " frames erased and recomputed in " << seconds << " s: " << exact
               << " exact, " << scope_only << " exact up to locals out of javac's scope, "
-              << more_precise << " more precise than javac's declared types, " << merges
+              << more_precise << " more precise than javac's declared types, " << dead_top
+              << " with locals Top where paths disagree and nothing reads them, " << merges
               << " merge points rejected (no hierarchy); fall-through-only labels: "
               << fallthrough_only << " (" << fallthrough_exact << " exact); " << failures
               << " failures\n";
@@ -195,6 +211,8 @@ void recompute_one(CodeIR& ir, ClassFile& cf, const MethodContext& ctx, LabelId 
       ++t.scope_only;
     } else if (compatible(o, c)) {
       ++t.more_precise;
+    } else if (compatible_but_dead_locals(o, c)) {
+      ++t.dead_top;
     } else {
       ++t.failures;
       UNSCOPED_INFO(ctx.class_name << "." << ctx.method_id() << " label " << l
@@ -337,6 +355,80 @@ TEST_CASE("a label reached with two different states is an error", "[frames]") {
   CHECK_THAT(st.error().message(),
              Catch::Contains("cannot merge frames without a class hierarchy at label 1"));
   CHECK_FALSE(m.ir.labels[l2].frame.has_value());
+}
+
+// Paths that put different types in a local meet at `join`; `use` says what follows.
+Status compute_after_disagreeing_local(Method& m, LabelId join, const std::function<void()>& use) {
+  LabelId other = m.label();
+  m.op(op::kIload0);
+  m.branch(op::kIfeq, other);
+  m.op(op::kIconst0);
+  m.op(0x3c);
+  m.branch(op::kGoto, join);
+  m.place(other);
+  m.op(op::kAconstNull);
+  m.op(0x4c);  // astore_1
+  m.place(join);
+  use();
+  return m.compute({join});
+}
+
+TEST_CASE("a label where a local differs gets it as Top when nothing reads it", "[frames]") {
+  Method m("t/C", "m", "(I)V", access::kStatic, 3);
+  LabelId join = m.label();
+  Status st = compute_after_disagreeing_local(m, join, [&] {
+    m.op(0x05);
+    m.op(0x3c);  // written before any read
+    m.op(op::kReturn);
+  });
+  REQUIRE(st.ok());
+  CHECK(m.frame(join) == Frame{{kInt}, {}});
+}
+
+TEST_CASE("a local the paths disagree on may not be read after they meet", "[frames]") {
+  Method m("t/C", "m", "(I)I", access::kStatic, 3);
+  LabelId join = m.label(), later = m.label();
+  Status st = compute_after_disagreeing_local(m, join, [&] {
+    m.op(op::kNop);
+    m.place(later);  // not a needed label: the read is found all the same
+    m.op(0x1b);
+    m.op(op::kIreturn);
+  });
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error().reason,
+             Catch::Contains("cannot merge frames without a class hierarchy: local 1"));
+}
+
+TEST_CASE("a local the paths disagree on may not reach a frame that needs it", "[frames]") {
+  Method m("t/C", "m", "(I)I", access::kStatic, 3);
+  LabelId join = m.label(), framed = m.label();
+  Status st = compute_after_disagreeing_local(m, join, [&] {
+    m.op(op::kNop);
+    m.place(framed);
+    m.ir.labels[framed].frame = Frame{{kInt, kInt}, {}};
+    m.op(0x1b);
+    m.op(op::kIreturn);
+  });
+  REQUIRE_FALSE(st.ok());
+  CHECK_THAT(st.error().reason, Catch::Contains("whose frame needs it"));
+}
+
+TEST_CASE("null and a class type meet at the class type", "[frames]") {
+  Method m("t/C", "m", "(I)Ljava/lang/String;", access::kStatic, 2);
+  LabelId other = m.label(), join = m.label();
+  m.op(op::kIload0);
+  m.branch(op::kIfeq, other);
+  m.op(op::kLdc, m.string("s"));
+  m.op(0x4c);  // astore_1
+  m.branch(op::kGoto, join);
+  m.place(other);
+  m.op(op::kAconstNull);
+  m.op(0x4c);  // astore_1
+  m.place(join);
+  m.op(0x2b);  // aload_1
+  m.op(0xb0);
+  REQUIRE(m.compute({join}).ok());
+  CHECK(m.frame(join) == Frame{{kInt, m.object("java/lang/String")}, {}});
 }
 
 TEST_CASE("a label reached with equal states merges, loops included", "[frames]") {
@@ -551,7 +643,7 @@ TEST_CASE("a handler without a frame gets the range's locals and the catch type"
   CHECK(m.frame(other) == Frame{{kInt}, {m.object("java/io/IOException")}});
 }
 
-TEST_CASE("a handler reached with different locals is an error", "[frames]") {
+TEST_CASE("a handler reached with different locals gets them as Top", "[frames]") {
   Method m("t/C", "m", "()V", access::kStatic, 1);
   LabelId start = m.label(), end = m.label(), handler = m.label();
   m.place(start);
@@ -563,9 +655,29 @@ TEST_CASE("a handler reached with different locals is an error", "[frames]") {
   m.place(handler);
   m.op(op::kAthrow);
   m.ir.try_catches.push_back(TryCatch{start, end, handler, 0});
+  REQUIRE(m.compute({handler}).ok());
+  CHECK(m.frame(handler) == Frame{{}, {m.object("java/lang/Throwable")}});
+}
+
+TEST_CASE("a handler that reads a local the paths disagree on is an error", "[frames]") {
+  Method m("t/C", "m", "(I)I", access::kStatic, 1);
+  LabelId start = m.label(), end = m.label(), handler = m.label();
+  m.place(start);
+  m.op(op::kFconst0);
+  m.op(0x43);  // fstore_0: the handler sees local 0 as an int, then as a float
+  m.op(op::kNop);
+  m.place(end);
+  m.op(op::kIconst0);
+  m.op(op::kIreturn);
+  m.place(handler);
+  m.op(op::kPop);
+  m.op(op::kIload0);
+  m.op(op::kIreturn);
+  m.ir.try_catches.push_back(TryCatch{start, end, handler, 0});
   auto st = m.compute({handler});
   REQUIRE_FALSE(st.ok());
-  CHECK_THAT(st.error().reason, Catch::Contains("handler"));
+  CHECK_THAT(st.error().reason,
+             Catch::Contains("cannot merge frames without a class hierarchy: local 0"));
 }
 
 TEST_CASE("explicit frames are used and never overwritten", "[frames]") {
