@@ -136,9 +136,10 @@ bool locals_equal(std::span<const VType> a, std::span<const VType> b) {
 
 // Two paths into one block that disagree on a local: the local becomes Top there (or the class
 // type, when the other path holds null), which needs no class hierarchy and is all the verifier
-// could assume of it without one. Sound only because
-// the solver then checks that nothing needs the local (Solver::widen). Uninitialized values are
-// never merged away: the paths would disagree on what has been constructed.
+// could assume of it without one. Sound only because the solver then follows the code on to the
+// next known frames (Solver::widened_): a read of such a local, or a known frame that declares
+// it, is an error. Uninitialized values are never merged away: the paths would disagree on what
+// has been constructed.
 enum class LocalsMerge { kSame, kWidened, kImpossible };
 
 bool is_uninitialized(const VType& v) {
