@@ -413,7 +413,8 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
                 w.main]
     else:
         main = [cp, w.main]
-    cmd = [java_bin()] + w.jvm_opts + (jvm_opts or []) + ["-cp"] + main + w.args(prep, run_dir, size)
+    cmd = ([java_bin()] + w.jvm_opts + (jvm_opts or []) + ["-cp"] + main +
+           w.args(prep, run_dir, size))
     out_path, err_path = run_dir / "stdout.txt", run_dir / "stderr.txt"
     with open(out_path, "wb") as out, open(err_path, "wb") as err:
         t0 = time.monotonic()

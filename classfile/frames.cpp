@@ -123,24 +123,17 @@ void push_slots(List& slots, VType v) {
   if (v.is_wide()) slots.push_back(kTopT);
 }
 
-// Locals compare as if padded with Top: a state may have grown past max_locals.
-bool locals_equal(std::span<const VType> a, std::span<const VType> b) {
-  size_t n = std::max(a.size(), b.size());
-  for (size_t i = 0; i < n; ++i) {
-    VType x = i < a.size() ? a[i] : kTopT;
-    VType y = i < b.size() ? b[i] : kTopT;
-    if (!(x == y)) return false;
-  }
-  return true;
-}
-
 // Two paths into one block that disagree on a local: the local becomes Top there (or the class
 // type, when the other path holds null), which needs no class hierarchy and is all the verifier
 // could assume of it without one. Sound only because the solver then follows the code on to the
 // next known frames (Solver::widened_): a read of such a local, or a known frame that declares
 // it, is an error. Uninitialized values are never merged away: the paths would disagree on what
-// has been constructed.
+// has been constructed. Locals past a state's end count as Top (a state may grow past
+// max_locals).
 enum class LocalsMerge { kSame, kWidened, kImpossible };
+
+constexpr const char* kNoMerge = "cannot merge frames without a class hierarchy at ";
+constexpr const char* kNoHandlerMerge = "exception handler reached with different states at ";
 
 bool is_uninitialized(const VType& v) {
   return v.tag == VTag::kUninitialized || v.tag == VTag::kUninitializedThis;
@@ -232,6 +225,7 @@ class Solver {
   Status deliver(uint32_t block, const State& s);
   Status deliver_handler(uint32_t block, std::span<const VType> locals, VType exc);
   Status merge_into(uint32_t block, std::span<const VType> locals, const char* what);
+  Error refused_merge(uint32_t block, const char* what) const;
   Status fits_known_frame(uint32_t block, std::span<const VType> locals);
   Result<std::vector<std::pair<uint32_t, VType>>> handlers_of(uint32_t block);
 
@@ -582,13 +576,12 @@ Status Solver::deliver(uint32_t block, const State& s) {
     work_.push_back(block);
     return Ok{};
   }
-  if (locals_equal(in->locals, s.locals) && in->stack == s.stack) return Ok{};
-  if (!(in->stack == s.stack)) {
-    return error_at_label(
-        blocks_[block].label,
-        "cannot merge frames without a class hierarchy at " + label_text(blocks_[block].label));
-  }
-  return merge_into(block, s.locals, "cannot merge frames without a class hierarchy at ");
+  if (!(in->stack == s.stack)) return refused_merge(block, kNoMerge);
+  return merge_into(block, s.locals, kNoMerge);
+}
+
+Error Solver::refused_merge(uint32_t block, const char* what) const {
+  return error_at_label(blocks_[block].label, what + label_text(blocks_[block].label));
 }
 
 // Widens the entry state of `block` where `locals` disagree with it, and simulates it again.
@@ -603,7 +596,7 @@ Status Solver::merge_into(uint32_t block, std::span<const VType> locals, const c
     case LocalsMerge::kImpossible:
       break;
   }
-  return error_at_label(blocks_[block].label, what + label_text(blocks_[block].label));
+  return refused_merge(block, what);
 }
 
 // A state reaching a block whose frame is known must not lack a local the frame declares.
@@ -630,12 +623,8 @@ Status Solver::deliver_handler(uint32_t block, std::span<const VType> locals, VT
     s.stack.push_back(exc);
     return deliver(block, s);
   }
-  if (in->stack.size() == 1 && in->stack[0] == exc) {
-    return merge_into(block, locals, "exception handler reached with different states at ");
-  }
-  return error_at_label(
-      blocks_[block].label,
-      "exception handler reached with different states at " + label_text(blocks_[block].label));
+  if (in->stack.size() != 1 || !(in->stack[0] == exc)) return refused_merge(block, kNoHandlerMerge);
+  return merge_into(block, locals, kNoHandlerMerge);
 }
 
 // The frameless relevant handlers whose ranges cover `block`, with their catch types; once a

@@ -95,10 +95,13 @@ class InPlaceEvents {
   // After a call whose event may have sampled the callee: the sample ends with the call (a
   // call that throws leaves it to the next counting method's entry, as in duplicated code).
   Status end_sample() {
-    auto end =
-        pool_.add_methodref(m_.runtime_class, runtime_api::kEndSample, runtime_api::kVoidDesc);
-    if (!end) return end.error();
-    out_.insns.push_back(Insn::make(op::kInvokestatic, *end));
+    if (end_sample_ref_ == 0) {
+      auto end =
+          pool_.add_methodref(m_.runtime_class, runtime_api::kEndSample, runtime_api::kVoidDesc);
+      if (!end) return end.error();
+      end_sample_ref_ = *end;
+    }
+    out_.insns.push_back(Insn::make(op::kInvokestatic, end_sample_ref_));
     return Ok{};
   }
 
@@ -108,6 +111,7 @@ class InPlaceEvents {
   const bool guarded_;
   const bool samples_callees_;
   bool callee_sampled_ = false;  // by the current instruction's event
+  uint16_t end_sample_ref_ = 0;  // the Methodref of Duplex.endSample, once added
   CodeIR out_;
   Insn check_;
   uint32_t checks_ = 0;
