@@ -8,6 +8,7 @@ A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for
   full=full@1000          full0=full@0           checks=checks@0
   nolocal=full,--check,call@1000:-XX:MaxInlineSize=70
   old!/tmp/duplex-old=full@1000   (rewritten by another duplex binary, to compare two builds)
+  plain0=base:-XX:PerMethodTrapLimit=0   (the uninstrumented program with other JVM options)
 The uninstrumented program is always run as "base". Every round runs base and each variant
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
 --max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
@@ -61,7 +62,7 @@ def main():
     extra = benchlib.prepare(w)
     variants = [parse_variant(t) for t in a.variants]
     for v in variants:
-        v["jars"] = rewrite(w, v)
+        v["jars"] = None if v["mode"] == "base" else rewrite(w, v)
     reference = benchlib.run(w, extra, size=benchlib.steady_size(w.name)).output
     ratios = {v["name"]: [] for v in variants}
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
@@ -75,7 +76,8 @@ def main():
             if v is None:
                 r = benchlib.run(w, extra, size=benchlib.steady_size(w.name), repeat=repeat)
             else:
-                opts = benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"]
+                opts = v["jvm"] if v["mode"] == "base" else (
+                    benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"])
                 r = benchlib.run(w, extra, v["jars"], opts, size=benchlib.steady_size(w.name), repeat=repeat)
             name = "base" if v is None else v["name"]
             measured = r.measured_cpu()
