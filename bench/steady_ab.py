@@ -13,8 +13,9 @@ The uninstrumented program is always run as "base". Every round runs base and ea
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
 --max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
 the median (--statistic mean: the mean) CPU time of the measured iterations over base's in the
-same round; the table gives the median over rounds and the range, and how many iterations each
-needed to settle. Output is checked against base's first run. For the diagnosis of issue 6
+same round; the table gives the median over rounds and the range, the same without the JIT
+compilers' CPU time (their threads count in the process's CPU time: this tells slower code from
+more compiling), the JIT's share of the CPU time, and how many iterations each needed to settle. Output is checked against base's first run. For the diagnosis of issue 6
 (what in a rewritten program costs what); the paper-shaped tables come from run_bench.py.
 """
 
@@ -65,6 +66,11 @@ def main():
         v["jars"] = None if v["mode"] == "base" else rewrite(w, v)
     reference = benchlib.run(w, extra, size=benchlib.steady_size(w.name)).output
     ratios = {v["name"]: [] for v in variants}
+    # The CPU time includes the JIT compilers' threads: the overhead without them, and their
+    # share, tell slower code from more compiling.
+    code_ratios = {v["name"]: [] for v in variants}
+    jit_shares = {v["name"]: [] for v in variants}
+    base_shares = []
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
     for rnd in range(1, a.rounds + 1):
@@ -84,26 +90,38 @@ def main():
             if not r.ok or r.output != reference or not measured:
                 print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
                 continue
-            times[name] = getattr(statistics, a.statistic)(measured)
+            stat = getattr(statistics, a.statistic)
+            jit = stat([j for j, m in zip(r.jit, r.measured) if m])
+            wall = stat([w_ for (_, w_), m in zip(r.iterations, r.measured) if m])
+            times[name] = (stat(measured), jit, wall)
             warmup = len(r.iterations) - len(measured)
             warmups[name].append(warmup if r.settled else None)
-            print("round %d %-10s %.3f s per iteration, settled after %s iterations" % (
-                rnd, name, times[name], warmup if r.settled else "no (%d)" % warmup), flush=True)
+            print("round %d %-10s %.3f s per iteration (JIT %.3f s, wall %.3f s), settled after %s "
+                  "iterations" % (rnd, name, times[name][0], jit, wall,
+                                  warmup if r.settled else "no (%d)" % warmup), flush=True)
         base = times.get("base")
+        if base:
+            base_shares.append(base[1] / base[0])
         for v in variants:
             if base and v["name"] in times:
-                ratios[v["name"]].append(times[v["name"]] / base - 1)
-    print("\n| variant | steady overhead, median (range) over %d rounds | iterations to settle |"
-          % a.rounds)
-    print("| --- | --- | --- |")
+                cpu, jit, wall = times[v["name"]]
+                ratios[v["name"]].append(cpu / base[0] - 1)
+                code_ratios[v["name"]].append((cpu - jit) / (base[0] - base[1]) - 1)
+                jit_shares[v["name"]].append(jit / cpu)
+    print("\n| variant | steady overhead, median (range) over %d rounds | without the JIT's CPU "
+          "| JIT share of the CPU | iterations to settle |" % a.rounds)
+    print("| --- | --- | --- | --- | --- |")
     settle = lambda n: ", ".join("-" if x is None else str(x) for x in warmups[n])
-    print("| base | | %s |" % settle("base"))
+    spread = lambda rs: "%+.1f%% (%+.0f%%..%+.0f%%)" % (
+        100 * statistics.median(rs), 100 * min(rs), 100 * max(rs))
+    print("| base | | | %s | %s |" % (
+        "%.0f%%" % (100 * statistics.median(base_shares)) if base_shares else "", settle("base")))
     for v in variants:
-        rs = ratios[v["name"]]
-        if rs:
-            print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) | %s |" % (
-                v["name"], 100 * statistics.median(rs), 100 * min(rs), 100 * max(rs),
-                settle(v["name"])))
+        n = v["name"]
+        if ratios[n]:
+            print("| %s | %s | %s | %.0f%% | %s |" % (
+                n, spread(ratios[n]), spread(code_ratios[n]),
+                100 * statistics.median(jit_shares[n]), settle(n)))
 
 
 if __name__ == "__main__":
