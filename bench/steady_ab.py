@@ -15,8 +15,9 @@ once, in a shuffled order; each run is one JVM running main() until the JIT has 
 the median (--statistic mean: the mean) CPU time of the measured iterations over base's in the
 same round; the table gives the median over rounds and the range, the same without the JIT
 compilers' CPU time (their threads count in the process's CPU time: this tells slower code from
-more compiling), the JIT's share of the CPU time, and how many iterations each needed to settle. Output is checked against base's first run. For the diagnosis of issue 6
-(what in a rewritten program costs what); the paper-shaped tables come from run_bench.py.
+more compiling), the JIT's share of the CPU time, and how many iterations each needed to
+settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
+rewritten program costs what); the paper-shaped tables come from run_bench.py.
 """
 
 import argparse
@@ -73,6 +74,7 @@ def main():
     base_shares = []
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
+    stat = getattr(statistics, a.statistic)
     for rnd in range(1, a.rounds + 1):
         order = [None] + variants
         random.Random(rnd).shuffle(order)
@@ -90,7 +92,6 @@ def main():
             if not r.ok or r.output != reference or not measured:
                 print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
                 continue
-            stat = getattr(statistics, a.statistic)
             jit = stat([j for j, m in zip(r.jit, r.measured) if m])
             wall = stat([w_ for (_, w_), m in zip(r.iterations, r.measured) if m])
             times[name] = (stat(measured), jit, wall)

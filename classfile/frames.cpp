@@ -135,6 +135,13 @@ enum class LocalsMerge { kSame, kWidened, kImpossible };
 constexpr const char* kNoMerge = "cannot merge frames without a class hierarchy at ";
 constexpr const char* kNoHandlerMerge = "exception handler reached with different states at ";
 
+// A local a merge widened to Top, then needed (`where`: by a read, or by a known frame): the
+// merge is what failed.
+std::string widened_local_needed(uint32_t local, const std::string& where) {
+  return "cannot merge frames without a class hierarchy: local " + std::to_string(local) +
+         " differs on paths that meet before " + where;
+}
+
 bool is_uninitialized(const VType& v) {
   return v.tag == VTag::kUninitialized || v.tag == VTag::kUninitializedThis;
 }
@@ -606,10 +613,10 @@ Status Solver::fits_known_frame(uint32_t block, std::span<const VType> locals) {
   for (size_t i = 0; i < known->locals.size(); ++i) {
     if (known->locals[i].tag == VTag::kTop) continue;
     if (i < locals.size() && locals[i].tag != VTag::kTop) continue;
-    return error_at_label(blocks_[block].label,
-                          "cannot merge frames without a class hierarchy: local " +
-                              std::to_string(i) + " differs on paths that meet before " +
-                              label_text(blocks_[block].label) + ", whose frame needs it");
+    return error_at_label(
+        blocks_[block].label,
+        widened_local_needed(static_cast<uint32_t>(i),
+                             label_text(blocks_[block].label) + ", whose frame needs it"));
   }
   return Ok{};
 }
@@ -842,8 +849,7 @@ Status Solver::step_store(VTag tag, uint32_t n, State& s) {
 // A local read with the wrong type; a Top one after a widening merge is that merge's failure.
 Error Solver::wrong_local(uint32_t n, const VType& v, const char* what) const {
   if (widened_ && v.tag == VTag::kTop) {
-    return error_at(cur_, "cannot merge frames without a class hierarchy: local " +
-                              std::to_string(n) + " differs on paths that meet before this read");
+    return error_at(cur_, widened_local_needed(n, "this read"));
   }
   return error_at(cur_, "local " + std::to_string(n) + " " + what);
 }
