@@ -682,17 +682,34 @@ def warmup_iterations(rec):
     return len(marks) - sum(1 for m in marks if m)
 
 
-def steady_ratios(prog, at_base_iterations=False) -> dict:
+def measured_jit(rec) -> list:
+    """The JIT compilers' seconds in each of a steady run's measured iterations (Repeat.java
+    records them), or zeros when the run has none."""
+    jits = rec.get("jits") or []
+    marks = rec.get("measured") or [i >= len(rec["iters"]) // 2 for i in range(len(rec["iters"]))]
+    return [j for j, m in zip(jits, marks) if m] or [0.0] * len(measured_iters(rec))
+
+
+def steady_ratios(prog, at_base_iterations=False, without_jit=False) -> dict:
     """{cfg: {ratio, min, max, n, same, base_s}}: steady-state CPU per iteration against the
     uninstrumented program's in the same round (medians over the measured iterations). With
     at_base_iterations, each configuration's iterations are those the uninstrumented run of
-    its round measured (for runs that measured each configuration where it settled)."""
+    its round measured (for runs that measured each configuration where it settled). With
+    without_jit, the median of the JIT compilers' time per iteration is taken off both
+    (a program that never settles spends most of its CPU compiling, see the JIT table)."""
     st = prog.get("steady")
     if not st:
         return {}
     base_marks = {r["round"]: r.get("measured") for r in st["runs"] if r["cfg"] == "base"}
 
     def level(rec):
+        v = cpu_level(rec)
+        if v is None or not without_jit:
+            return v
+        jit = measured_jit(rec)
+        return v - statistics.median(jit) if jit else v
+
+    def cpu_level(rec):
         m = measured_iters(rec)
         marks = base_marks.get(rec["round"])
         if at_base_iterations and marks:
@@ -728,11 +745,9 @@ def steady_jit_shares(prog) -> dict:
         return {}
     shares = {}
     for r in st["runs"]:
-        jits = r.get("jits") or []
-        marks = r.get("measured") or [i >= len(r["iters"]) // 2 for i in range(len(r["iters"]))]
-        cpu = sum(c for c, m in zip(r["iters"], marks) if m)
-        jit = sum(j for j, m in zip(jits, marks) if m)
-        if r["ok"] and jits and cpu > 0 and r["cfg"] != STEADY_REFERENCE:
+        cpu = sum(measured_iters(r))
+        jit = sum(measured_jit(r))
+        if r["ok"] and r.get("jits") and cpu > 0 and r["cfg"] != STEADY_REFERENCE:
             shares.setdefault(r["cfg"], []).append(jit / cpu)
     return {c: statistics.median(v) for c, v in shares.items()}
 
@@ -834,6 +849,7 @@ def analyse(raw):
         out["timer_eq"] = prog.get("timer_equivalent_interval")
         out["steady"] = steady_ratios(prog)
         out["steady_same_iterations"] = steady_ratios(prog, at_base_iterations=True)
+        out["steady_without_jit"] = steady_ratios(prog, without_jit=True)
         out["steady_jit"] = steady_jit_shares(prog)
         out["steady_warmup"] = steady_warmups(prog)
         steady_broken = {r["cfg"] for r in prog.get("steady", {}).get("runs", []) if not r["ok"]}
@@ -935,7 +951,8 @@ def steady_section(raw, res, progs) -> str:
             table(["program", "input", "measured iterations", "uninstrumented, per iteration"] +
                   ids, rows) + "\n" +
             same_iterations_table(res, progs, ids) +
-            jit_share_table(res, progs) + warmup_table(res, progs) +
+            jit_share_table(res, progs) + without_jit_table(res, progs, ids) +
+            warmup_table(res, progs) +
             "\nAccuracy of the same runs (round 1): call-edge / field-access overlap with the "
             "profile of a %s run of the same length, and the samples taken.\n\n" % STEADY_REFERENCE +
             table(["program"] + acc_ids, acc_rows) + "\n")
@@ -962,6 +979,28 @@ def same_iterations_table(res, progs, ids) -> str:
             "iteration drifts as it runs (rhino's grows, ecj's falls) no longer favours the "
             "configurations that settled earlier or later; those that settle later still pay "
             "some compilation here.\n\n" + table(["program"] + ids, rows) + "\n")
+
+
+def without_jit_table(res, progs, ids) -> str:
+    """Table S again with the JIT compilers' time per iteration taken off both sides: what the
+    rewritten code costs to run once compiled, apart from what compiling it still costs."""
+    rows = []
+    for p in progs:
+        st = res[p].get("steady_without_jit", {})
+        rows.append([p] + ["-" if c not in st else "%s (%s..%s)" % (
+            fmt_pct(pct(st[c]["ratio"])), fmt_pct(pct(st[c]["min"]), 0),
+            fmt_pct(pct(st[c]["max"]), 0)) for c in ids])
+    if not any(res[p].get("steady_without_jit") for p in progs):
+        return ""
+    rows.append(["**geo. mean**"] + [fmt_pct(geo_pct([
+        pct(res[p].get("steady_without_jit", {}).get(c, {}).get("ratio")) for p in progs]))
+        for c in ids])
+    return ("\nThe same iterations without the JIT compilers' CPU: each run's median compilation "
+            "time per measured iteration (CompilationMXBean, the compilers' threads) taken off "
+            "its median CPU time per iteration, the uninstrumented run's too. Where the code "
+            "has settled this changes little; where it has not (the JIT table above), the "
+            "difference is what compiling the rewritten code still costs.\n\n" +
+            table(["program"] + ids, rows) + "\n")
 
 
 def window_cell(window) -> str:

@@ -4,19 +4,68 @@
 // iteration serializes on store-to-load forwarding and keeps C2 from optimizing the loop).
 #include "rewriter/check_emitter.h"
 
+#include <algorithm>
+#include <string>
+#include <vector>
+
 #include "classfile/opcodes.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/value_insns.h"
 
 namespace duplex {
 
+namespace {
+
+// The emitters made for the class being rewritten, per thread. Every method of a class (and
+// its twin) makes one, and each make looks up or adds a dozen runtime references: hashing
+// their names cost 4% of a rewrite. A pool's entries are only ever appended and a pool id is
+// never reused, so the indices found for one (pool id, runtime class, kind of emitter) stay
+// right for as long as that pool lives, and a second make with the same key would add nothing.
+struct MadeEmitter {
+  uint64_t pool_id = 0;
+  std::string runtime_class;
+  CheckForm form = CheckForm::kCall;
+  bool exits = false;
+  bool budget = false;
+  CheckEmitter emitter;
+};
+
+std::vector<MadeEmitter>& made_emitters() {
+  thread_local std::vector<MadeEmitter> made;
+  return made;
+}
+
+}  // namespace
+
 Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view runtime_class,
                                         CheckForm form, int32_t counter_slot, bool flag_checks,
                                         bool exits, bool twin) {
+  const bool budget = exits && form == CheckForm::kLocal && counter_slot >= 0;
+  std::vector<MadeEmitter>& made = made_emitters();
+  if (!made.empty() && made.front().pool_id != pool.id()) made.clear();  // a new class
   CheckEmitter c;
+  auto found = std::find_if(made.begin(), made.end(), [&](const MadeEmitter& m) {
+    return m.form == form && m.exits == exits && m.budget == budget &&
+           m.runtime_class == runtime_class;
+  });
+  if (found != made.end()) {
+    c = found->emitter;
+  } else {
+    auto fresh = make_refs(pool, runtime_class, form, exits, budget);
+    if (!fresh) return fresh.error();
+    c = *fresh;
+    made.push_back({pool.id(), std::string(runtime_class), form, exits, budget, c});
+  }
   c.twin_ = twin;
-  c.form_ = form;
   c.flag_ = flag_checks;
+  if (form == CheckForm::kLocal) c.local_slot_ = counter_slot;
+  return c;
+}
+
+Result<CheckEmitter> CheckEmitter::make_refs(ConstantPool& pool, std::string_view runtime_class,
+                                             CheckForm form, bool exits, bool budget) {
+  CheckEmitter c;
+  c.form_ = form;
   c.exits_ = exits;
   if (exits) {
     auto tick = pool.add_methodref(runtime_class, runtime_api::kTick, runtime_api::kTickDesc);
@@ -46,20 +95,17 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
   if (!current) return current.error();
   c.current_thread_ = *current;
   if (form == CheckForm::kCall) return c;
-  if (exits && form == CheckForm::kLocal && counter_slot >= 0)
-    return c.with_budget(pool, runtime_class, counter_slot);
+  if (budget) return c.with_budget(pool, runtime_class);
   auto counter = pool.add_fieldref(runtime_class, runtime_api::kCounter, runtime_api::kCounterDesc);
   if (!counter) return counter.error();
   auto fire = pool.add_methodref(runtime_class, runtime_api::kFire, runtime_api::kCheckDesc);
   if (!fire) return fire.error();
   c.counter_ = *counter;
   c.fire_ = *fire;
-  if (form == CheckForm::kLocal) c.local_slot_ = counter_slot;
   return c;
 }
 
-Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_view runtime_class,
-                                               int32_t slot) {
+Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_view runtime_class) {
   struct Ref {
     const char* name;
     const char* desc;
@@ -74,7 +120,6 @@ Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_v
     *r.index = *ref;
   }
   budget_ = true;
-  local_slot_ = slot;
   return *this;
 }
 

@@ -77,8 +77,10 @@ class CheckEmitter {
   void emit_local(CodeIR& ir, LabelId sample) const;
   void emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const;
   void emit_budget_check(CodeIR& ir, LabelId sample) const;
-  Result<CheckEmitter> with_budget(ConstantPool& pool, std::string_view runtime_class,
-                                   int32_t slot);
+  // The references an emitter of this kind uses, looked up or added to `pool`.
+  static Result<CheckEmitter> make_refs(ConstantPool& pool, std::string_view runtime_class,
+                                        CheckForm form, bool exits, bool budget);
+  Result<CheckEmitter> with_budget(ConstantPool& pool, std::string_view runtime_class);
   void store_budget(CodeIR& ir) const;  // `dup; istore left; istore start`
 
   CheckForm form_ = CheckForm::kCall;
