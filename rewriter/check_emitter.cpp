@@ -17,10 +17,10 @@ namespace duplex {
 namespace {
 
 // The emitters made for the class being rewritten, per thread. Every method of a class (and
-// its twin) makes one, and each make looks up or adds a dozen runtime references: hashing
-// their names cost 4% of a rewrite. A pool's entries are only ever appended and a pool id is
-// never reused, so the indices found for one (pool id, runtime class, kind of emitter) stay
-// right for as long as that pool lives, and a second make with the same key would add nothing.
+// its twin) makes one, and each make looks up or adds a dozen runtime references: repeating
+// those look-ups was 1.8% of a rewrite's instructions. A pool's entries are only ever appended
+// and a pool id is never reused, so the indices found for one (pool id, runtime class, kind of
+// emitter) stay right for as long as that pool lives, and a second make would add nothing.
 struct MadeEmitter {
   uint64_t pool_id = 0;
   std::string runtime_class;
