@@ -958,22 +958,29 @@ def steady_section(raw, res, progs) -> str:
             table(["program"] + acc_ids, acc_rows) + "\n")
 
 
+def ratio_rows(res, progs, ids, key) -> list:
+    """Rows of "median (min..max)" overheads from res[program][key][cfg], one per program, and
+    their geometric mean; no rows without programs."""
+    rows = []
+    for p in progs:
+        st = res[p].get(key, {})
+        rows.append([p] + ["-" if c not in st else "%s (%s..%s)" % (
+            fmt_pct(pct(st[c]["ratio"])), fmt_pct(pct(st[c]["min"]), 0),
+            fmt_pct(pct(st[c]["max"]), 0)) for c in ids])
+    if rows:
+        rows.append(["**geo. mean**"] + [fmt_pct(geo_pct([
+            pct(res[p].get(key, {}).get(c, {}).get("ratio")) for p in progs])) for c in ids])
+    return rows
+
+
 def same_iterations_table(res, progs, ids) -> str:
     """For runs that measured each configuration where it settled: every configuration on the
     iterations the uninstrumented run measured, so that all are compared at the same point of
     any drift (configurations that settle later still pay some compilation there)."""
     progs = [p for p in progs if not res[p].get("steady_window")]
-    rows = []
-    for p in progs:
-        st = res[p].get("steady_same_iterations", {})
-        rows.append([p] + ["-" if c not in st else "%s (%s..%s)" % (
-            fmt_pct(pct(st[c]["ratio"])), fmt_pct(pct(st[c]["min"]), 0),
-            fmt_pct(pct(st[c]["max"]), 0)) for c in ids])
+    rows = ratio_rows(res, progs, ids, "steady_same_iterations")
     if not rows:
         return ""
-    rows.append(["**geo. mean**"] + [fmt_pct(geo_pct([
-        pct(res[p].get("steady_same_iterations", {}).get(c, {}).get("ratio"))
-        for p in progs])) for c in ids])
     return ("\nThe same configurations on the iterations the uninstrumented run measured (its "
             "settling point on), the same iterations for all: a program whose time per "
             "iteration drifts as it runs (rhino's grows, ecj's falls) no longer favours the "
@@ -984,17 +991,9 @@ def same_iterations_table(res, progs, ids) -> str:
 def without_jit_table(res, progs, ids) -> str:
     """Table S again with the JIT compilers' time per iteration taken off both sides: what the
     rewritten code costs to run once compiled, apart from what compiling it still costs."""
-    rows = []
-    for p in progs:
-        st = res[p].get("steady_without_jit", {})
-        rows.append([p] + ["-" if c not in st else "%s (%s..%s)" % (
-            fmt_pct(pct(st[c]["ratio"])), fmt_pct(pct(st[c]["min"]), 0),
-            fmt_pct(pct(st[c]["max"]), 0)) for c in ids])
     if not any(res[p].get("steady_without_jit") for p in progs):
         return ""
-    rows.append(["**geo. mean**"] + [fmt_pct(geo_pct([
-        pct(res[p].get("steady_without_jit", {}).get(c, {}).get("ratio")) for p in progs]))
-        for c in ids])
+    rows = ratio_rows(res, progs, ids, "steady_without_jit")
     return ("\nThe same iterations without the JIT compilers' CPU: each run's median compilation "
             "time per measured iteration (CompilationMXBean, the compilers' threads) taken off "
             "its median CPU time per iteration, the uninstrumented run's too. Where the code "

@@ -112,6 +112,12 @@ class ClassFile {
   static Result<ClassFile> parse_body(ClassFile cf, ByteReader& in);
 
   void write_pool(ByteWriter& out) const;
+  // The pool is the one parsed, with entries only appended since: its parsed bytes can be
+  // copied as they were read.
+  bool pool_as_parsed() const {
+    return source_ && pool.parse_origin() == parsed_pool_origin_ &&
+           pool.count() >= parsed_pool_count_;
+  }
 
   std::shared_ptr<const std::vector<uint8_t>> source_;  // keeps parsed views alive
   uint16_t parsed_pool_count_ = 0;

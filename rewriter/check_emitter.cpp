@@ -22,7 +22,6 @@ namespace {
 // and a pool id is never reused, so the indices found for one (pool id, runtime class, kind of
 // emitter) stay right for as long as that pool lives, and a second make would add nothing.
 struct MadeEmitter {
-  uint64_t pool_id = 0;
   std::string runtime_class;
   CheckForm form = CheckForm::kCall;
   bool exits = false;
@@ -30,9 +29,19 @@ struct MadeEmitter {
   CheckEmitter emitter;
 };
 
-std::vector<MadeEmitter>& made_emitters() {
-  thread_local std::vector<MadeEmitter> made;
-  return made;
+struct MadeEmitters {
+  uint64_t pool_id = 0;  // the pool they were made for
+  std::vector<MadeEmitter> made;
+};
+
+// The emitters made for `pool` so far on this thread (forgotten when the pool changes).
+std::vector<MadeEmitter>& made_emitters(const ConstantPool& pool) {
+  thread_local MadeEmitters emitters;
+  if (emitters.pool_id != pool.id()) {
+    emitters.pool_id = pool.id();
+    emitters.made.clear();
+  }
+  return emitters.made;
 }
 
 }  // namespace
@@ -41,8 +50,7 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
                                         CheckForm form, int32_t counter_slot, bool flag_checks,
                                         bool exits, bool twin) {
   const bool budget = exits && form == CheckForm::kLocal && counter_slot >= 0;
-  std::vector<MadeEmitter>& made = made_emitters();
-  if (!made.empty() && made.front().pool_id != pool.id()) made.clear();  // a new class
+  std::vector<MadeEmitter>& made = made_emitters(pool);
   CheckEmitter c;
   auto found = std::find_if(made.begin(), made.end(), [&](const MadeEmitter& m) {
     return m.form == form && m.exits == exits && m.budget == budget &&
@@ -54,7 +62,7 @@ Result<CheckEmitter> CheckEmitter::make(ConstantPool& pool, std::string_view run
     auto fresh = make_refs(pool, runtime_class, form, exits, budget);
     if (!fresh) return fresh.error();
     c = *fresh;
-    made.push_back({pool.id(), std::string(runtime_class), form, exits, budget, c});
+    made.push_back({std::string(runtime_class), form, exits, budget, c});
   }
   c.twin_ = twin;
   c.flag_ = flag_checks;
