@@ -17,6 +17,12 @@ test_packages=(
   clang libclang-rt-14-dev chromium
   libcommons-compress-java libxz-java bsh-src shared-mime-info libjs-highlight.js libjs-jquery
   libjacoco-java
+  # What the corpus check's application jars name, so HotSpot can load every one of their
+  # classes (bench/classfile/check_corpus.sh).
+  libeclipse-core-runtime-java libeclipse-core-resources-java libeclipse-text-java
+  libeclipse-osgi-java libequinox-app-java libosgi-core-java libosgi-compendium-java
+  libservlet-api-java libjakarta-servlet-api-java libjts-java liblucene8-java
+  libxml-commons-resolver1.1-java
 )
 
 wanted=("${build_packages[@]}")

@@ -8,7 +8,7 @@
 #
 # --build: the meson build dir (default build/); --work: where the reassembled classes go
 # (default: a fresh temp dir, removed at the end unless KEEP=1); --sample N: only N classes
-# of the JDK, spread over all modules (the 'corpus-slice' meson test); --apps: only these
+# of the JDK, spread over all modules (0: all, what the 'corpus' meson test runs); --apps: only these
 # application jars (default: h2 eclipse-jdt-core js xalan2 xercesImpl sunflow bcprov).
 # Exit status: 0 when every class round-tripped, reassembled and verified; 1 otherwise.
 set -eu
@@ -88,7 +88,12 @@ app() {
   [ -f "$jar" ] || { echo "== $1: $jar not installed, skipped"; return 0; }
   deps=""
   shift
-  for d in "$@"; do [ -f "$share/$d.jar" ] && deps="$deps${deps:+:}$share/$d.jar"; done
+  for d in "$@"; do
+    # The unversioned name, or else the package's versioned jar (lucene's have no other).
+    dep=$share/$d.jar
+    [ -f "$dep" ] || dep=$(ls "$share/$d"-[0-9]*.jar 2>/dev/null | sort | tail -n 1)
+    [ -n "$dep" ] && [ -f "$dep" ] && deps="$deps${deps:+:}$dep"
+  done
   name=$(basename "$jar" .jar)
   run_check "$name" --out "$work/app" "$jar"
   if [ -n "$deps" ]; then
@@ -98,11 +103,15 @@ app() {
   fi
 }
 
-# The dependencies of each program that Debian installs (others show up as SKIPs).
+# The dependencies each program's classes name, from Debian packages (scripts/install-deps.sh
+# --with-tests installs them), so that HotSpot can load and verify every class; a dependency
+# that is missing shows up as SKIPs.
 deps_of() {
   case $1 in
+  h2) echo "lucene-core lucene-analyzers-common lucene-queryparser servlet-api jakarta-servlet-api osgi.core osgi.cmpn jts-core" ;;
+  eclipse-jdt-core) echo "eclipse-core-runtime eclipse-core-resources eclipse-core-jobs eclipse-core-contenttype eclipse-core-expressions eclipse-core-filesystem equinox-common equinox-preferences equinox-registry eclipse-text eclipse-osgi equinox-app osgi.core osgi.cmpn" ;;
   xalan2) echo "xercesImpl serializer xml-apis" ;;
-  xercesImpl) echo "xml-apis" ;;
+  xercesImpl) echo "xml-apis xml-resolver" ;;
   sunflow) echo "janino commons-compiler" ;;
   *) echo "" ;;
   esac
