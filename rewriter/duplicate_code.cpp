@@ -374,6 +374,15 @@ class Duplicator {
     out_.insns.insert(out_.insns.end(), src_.insns.begin() + cfg_.blocks[0].begin,
                       src_.insns.begin() + end);
     if (end > cfg_.blocks[0].begin) leading_labels_ = end;
+    // A twin starts with its own parameters, not the original's entry state: a frame the
+    // original gave offset 0 (javac only does for a loop there, which is a branch target and
+    // not moved here, but other compilers do without one) would describe the twin's first
+    // instruction wrongly. Nothing jumps to these labels, so they need no frame.
+    if (twin_side()) {
+      for (uint32_t i = cfg_.blocks[0].begin; i < end; ++i) {
+        if (src_.insns[i].is_label()) out_.labels[src_.insns[i].label()].frame.reset();
+      }
+    }
   }
 
   // The first insn index below `limit` holding a label that names an instruction, or `limit`.

@@ -14,8 +14,11 @@
 #include <string_view>
 
 #include "classfile/archive.h"
+#include "classfile/assembler.h"
+#include "classfile/attributes.h"
 #include "classfile/bytes.h"
 #include "classfile/class_file.h"
+#include "classfile/code_ir.h"
 #include "classfile/disassembler.h"
 #include "classfile/opcodes.h"
 #include "golden.h"
@@ -404,6 +407,63 @@ const std::vector<uint8_t>& vec_class() {
     return test::read_file(dir.path() / "Vec.class");
   }();
   return bytes;
+}
+
+// Found by bench/check_jars.py in four Debian jars (lucene, plexus-utils): their compilers put a
+// StackMapTable frame at offset 0 that nothing jumps to (javac only does for a loop there). The
+// label moved ahead of the twin's entry dispatch took that frame along, which described the
+// original's locals at the twin's first instruction, and HotSpot refused the twin ("Bad local
+// variable type" at the `iload` of the entry id).
+TEST_CASE("a frame at offset 0 that nothing jumps to stays off the twin's first instruction",
+          "[rewriter]") {
+  auto parsed = ClassFile::parse(probe_class());
+  REQUIRE(parsed.ok());
+  ClassFile cf = std::move(parsed.value());
+  Member* method = nullptr;
+  for (Member& m : cf.methods) {
+    if (cf.member_name(m) == "loopWithField") method = &m;
+  }
+  REQUIRE(method != nullptr);
+  auto ir = build_code_ir(cf, *method);
+  REQUIRE(ir.ok());
+  // javac -g gives offset 0 a label (its line number) but no frame: add the entry frame there.
+  REQUIRE_FALSE(ir->insns.empty());
+  REQUIRE(ir->insns[0].is_label());
+  auto entry = initial_frame(cf.pool, "Probe", "loopWithField", cf.member_descriptor(*method),
+                             method->access_flags);
+  REQUIRE(entry.ok());
+  ir->labels[ir->insns[0].label()].frame = entry.value();
+  REQUIRE(replace_code(cf, *method, ir.value()).ok());
+  auto input = cf.write();
+  REQUIRE(input.ok());
+
+  auto r = rewrite_class(input.value(), options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE(r.ok());
+  auto out = ClassFile::parse(r->bytes);
+  REQUIRE(out.ok());
+  int twins = 0;
+  for (const Member& m : out->methods) {
+    std::string_view name = out->member_name(m);
+    const Attribute* code_attr = out->find_attribute(m.attributes, "Code");
+    if (code_attr == nullptr || name.rfind("loopWithField", 0) != 0) continue;
+    twins += name != "loopWithField" ? 1 : 0;
+    auto code = decode_code(*code_attr);
+    REQUIRE(code.ok());
+    auto initial = initial_frame(out->pool, "Probe", name, out->member_descriptor(m),
+                                 m.access_flags);
+    REQUIRE(initial.ok());
+    for (const Attribute& a : code->attributes) {
+      if (out->attribute_name(a) != "StackMapTable") continue;
+      auto frames = decode_stack_map_table(a.data, initial.value());
+      REQUIRE(frames.ok());
+      // A frame at offset 0 must be the method's own entry state.
+      INFO(std::string(name));
+      if (!frames->empty() && frames->front().offset == 0) {
+        CHECK(frames->front().frame == initial.value());
+      }
+    }
+  }
+  CHECK(twins == 1);
 }
 
 TEST_CASE("auto keeps small flag-checked methods duplicated past the inlining size", "[rewriter]") {

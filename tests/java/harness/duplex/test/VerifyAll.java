@@ -133,13 +133,29 @@ public final class VerifyAll {
 
     // ---------------------------------------------------------------------------------------
 
-    /** Defines the input's classes on demand; names it cannot serve go to the parent. */
+    /**
+     * Defines the input's classes on demand; names it cannot serve go to the parent. The input
+     * comes first (java.* aside, which only the JDK may define): a dependency holding a class
+     * of the same name (another version, a bundled copy) must not shadow the class under test,
+     * which would then pass without being verified.
+     */
     static final class InputLoader extends ClassLoader {
         private final Map<String, byte[]> classes;
 
         InputLoader(Map<String, byte[]> classes, ClassLoader parent) {
             super("duplex-verify", parent);
             this.classes = classes;
+        }
+
+        @Override
+        protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
+            if (name.startsWith("java.") || !classes.containsKey(name)) {
+                return super.loadClass(name, resolve);
+            }
+            synchronized (getClassLoadingLock(name)) {
+                Class<?> c = findLoadedClass(name);
+                return c != null ? c : findClass(name);
+            }
         }
 
         @Override

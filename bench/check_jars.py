@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""Rewrites every jar Debian installed in /usr/share/java and has HotSpot verify the result.
+
+    bench/check_jars.py [--modes full,auto,nodup] [--jars GLOB] [--out DIR] [--keep]
+
+For each jar (each real file once, however many symlinks name it) and each mode, `duplex
+instrument --mode MODE --profile call-edge,field-access` rewrites it; then every class of the
+original jar and of the rewritten jar is verified by HotSpot (tests/scripts/verify_dir.sh:
+-Xverify:all with BytecodeVerificationLocal), with the runtime jar and every other jar of the
+directory on the class path, so that the classes a jar names can be loaded. The original is
+the control: a class that does not verify in the original jar either (an optional dependency
+of another version, a class Debian ships broken) is not duplex's failure. What counts:
+
+- a rewrite that fails (duplex exits non-zero);
+- a class that verifies in the original but not once rewritten, or no longer loads ("new
+  failures").
+
+Classes duplex leaves unchanged (and why) are counted from its summary. Exit status 1 when
+anything counts. Details (each jar's summary and verifier output) go to OUT (default
+build/bench-cache/check-jars/).
+"""
+import argparse
+import fnmatch
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
+
+PROFILE = "call-edge,field-access"
+
+
+def unique_jars(pattern: str) -> list:
+    """Each real jar file once (by resolved path), if it holds at least one class."""
+    seen, jars = set(), []
+    for p in sorted(benchlib.SHARE.glob("*.jar")):
+        if not fnmatch.fnmatch(p.name, pattern):
+            continue
+        real = p.resolve()
+        if real in seen or not real.is_file():
+            continue
+        seen.add(real)
+        try:
+            with zipfile.ZipFile(real) as z:
+                if not any(n.endswith(".class") for n in z.namelist()):
+                    continue
+        except (zipfile.BadZipFile, OSError):
+            continue
+        jars.append(real)
+    return jars
+
+
+def verify(jar: Path, classpath: str, log: Path) -> dict:
+    r = subprocess.run(["sh", str(benchlib.REPO / "tests/scripts/verify_dir.sh"), "--cp",
+                        classpath, str(jar)], capture_output=True, text=True)
+    log.write_text(r.stdout + r.stderr)
+    m = re.search(r"verified (\d+) classes, (\d+) failed, (\d+) skipped", r.stdout)
+    fails, skips = {}, set()
+    for line in r.stdout.splitlines():
+        f = re.match(r"(FAIL|SKIP) (\S+?):? (.*)", line)
+        if f and f.group(1) == "FAIL":
+            fails[f.group(2)] = f.group(3)
+        elif f:
+            skips.add(f.group(2))
+    return {"ok": m is not None, "verified": int(m.group(1)) if m else 0,
+            "failed": int(m.group(2)) if m else 0, "skipped": int(m.group(3)) if m else 0,
+            "fails": fails, "skips": skips}
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--modes", default="full,auto,nodup")
+    ap.add_argument("--jars", default="*", help="glob over the jar names (default: all)")
+    ap.add_argument("--out", type=Path, default=benchlib.cache_dir() / "check-jars")
+    ap.add_argument("--keep", action="store_true", help="keep the rewritten jars")
+    args = ap.parse_args()
+    modes = [m for m in args.modes.split(",") if m]
+    jars = unique_jars(args.jars)
+    if not jars:
+        print("check_jars: no jar matches", file=sys.stderr)
+        return 2
+    args.out.mkdir(parents=True, exist_ok=True)
+    # Dependencies come from every jar of the directory, whichever jars are checked.
+    everything = [benchlib.RUNTIME_JAR] + unique_jars("*")
+    rows, bad = [], 0
+    for jar in jars:
+        others = ":".join(str(j) for j in everything if j != jar)
+        control = verify(jar, others, args.out / (jar.stem + ".original.verify"))
+        for mode in modes:
+            dest = args.out / mode
+            try:
+                inst = benchlib.instrument(jar, dest, mode, PROFILE)
+            except RuntimeError as e:
+                bad += 1
+                rows.append((jar.name, mode, "ERROR", "-", "-", str(e).splitlines()[0]))
+                continue
+            m = re.search(r"rewrote (\d+) of (\d+) classes", inst.summary)
+            rewrote = "%s/%s" % (m.group(1), m.group(2)) if m else "?"
+            unchanged = inst.summary.count("  left unchanged: ")
+            (args.out / ("%s.%s.summary" % (jar.stem, mode))).write_text(inst.summary)
+            v = verify(inst.jar, others, args.out / ("%s.%s.verify" % (jar.stem, mode)))
+            # Failing, or no longer loadable, once rewritten but not before.
+            new = sorted(set(v["fails"]) - set(control["fails"]))
+            new += sorted(v["skips"] - control["skips"] - set(control["fails"]))
+            if not v["ok"] or new:
+                bad += 1
+            note = "; ".join("%s: %s" % (c, v["fails"].get(c, "skipped")[:160]) for c in new[:3])
+            if not v["ok"]:
+                note = "verify_dir.sh gave no summary (see %s)" % args.out
+            rows.append((jar.name, mode, rewrote, str(unchanged),
+                         "%d / %d / %d" % (v["verified"] - v["failed"], v["failed"], v["skipped"]),
+                         "%d new failures%s" % (len(new), ": " + note if note else "")))
+            if not args.keep:
+                inst.jar.unlink(missing_ok=True)
+        print("%s: original %d verified, %d failed, %d skipped" %
+              (jar.name, control["verified"] - control["failed"], control["failed"],
+               control["skipped"]), file=sys.stderr, flush=True)
+    print("| jar | mode | classes rewritten | left unchanged (errors) | verified / failed / "
+          "skipped | new failures |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for r in rows:
+        print("| " + " | ".join(r) + " |")
+    print("\n%d jars, %d modes: %s" % (len(jars), len(modes),
+                                     "PASS" if bad == 0 else "%d FAILED" % bad))
+    if not args.keep:
+        for mode in modes:
+            shutil.rmtree(args.out / mode, ignore_errors=True)
+    return 0 if bad == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
