@@ -449,8 +449,8 @@ TEST_CASE("a frame at offset 0 that nothing jumps to stays off the twin's first 
     twins += name != "loopWithField" ? 1 : 0;
     auto code = decode_code(*code_attr);
     REQUIRE(code.ok());
-    auto initial = initial_frame(out->pool, "Probe", name, out->member_descriptor(m),
-                                 m.access_flags);
+    auto initial =
+        initial_frame(out->pool, "Probe", name, out->member_descriptor(m), m.access_flags);
     REQUIRE(initial.ok());
     for (const Attribute& a : code->attributes) {
       if (out->attribute_name(a) != "StackMapTable") continue;
