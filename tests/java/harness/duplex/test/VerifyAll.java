@@ -3,6 +3,7 @@ package duplex.test;
 import com.sun.management.HotSpotDiagnosticMXBean;
 import java.io.File;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.management.ManagementFactory;
 import java.lang.module.ModuleFinder;
 import java.net.URL;
@@ -40,9 +41,9 @@ import java.util.stream.Stream;
  * so all three are tried: the first that succeeds proves the class linked. A class whose three
  * calls all end in NoClassDefFoundError is counted as skipped (missing dependency).
  *
- * Application mode defines the classes with a private class loader (parent: --cp DEPS, then the
- * platform loader), so the verifier's own loads for assignability checks are served from the
- * input too. --jdk mode is for JDK classes, which no custom loader may define: DIR holds one
+ * Application mode defines the classes, and those of --cp DEPS, with one private class loader
+ * (the input first; parent: the platform loader), so the verifier's own loads for assignability
+ * checks are served from the input too. --jdk mode is for JDK classes, which no custom loader may define: DIR holds one
  * directory per module (the layout of `jimage extract`), and a child JVM is started with
  * --patch-module MODULE=DIR/MODULE for each, where the classes are loaded by the built-in loaders.
  * Boot classes are verified only because of -XX:+BytecodeVerificationLocal; HotSpot never
@@ -134,43 +135,67 @@ public final class VerifyAll {
     // ---------------------------------------------------------------------------------------
 
     /**
-     * Defines the input's classes on demand; names it cannot serve go to the parent. The input
-     * comes first (java.* aside, which only the JDK may define): a dependency holding a class
-     * of the same name (another version, a bundled copy) must not shadow the class under test,
-     * which would then pass without being verified.
+     * Defines the input's classes and its dependencies' (--cp) on demand, as one class path
+     * with the input first; the platform's classes come from the platform loader. The input
+     * comes before the platform and the dependencies (java.* aside, which only the JDK may
+     * define): a dependency holding a class of the same name (another version, a bundled copy)
+     * must not shadow the class under test, which would then pass without being verified.
+     *
+     * One loader for both, not the dependencies as a parent: a runtime package is a package
+     * and a loader, and a package split across jars (lucene-misc's org.apache.lucene.document
+     * beside lucene-core's) would become two, so the input's package-private access to the
+     * other jar's half failed with IllegalAccessError, and a class the verifier loads for an
+     * assignability check must be the same one the dependencies' classes link against.
      */
     static final class InputLoader extends ClassLoader {
         private final Map<String, byte[]> classes;
+        private final URLClassLoader dependencies;  // only searched for bytes, never defines
 
-        InputLoader(Map<String, byte[]> classes, ClassLoader parent) {
-            super("duplex-verify", parent);
+        InputLoader(Map<String, byte[]> classes, URLClassLoader dependencies) {
+            super("duplex-verify", ClassLoader.getPlatformClassLoader());
             this.classes = classes;
+            this.dependencies = dependencies;
         }
 
         @Override
         protected Class<?> loadClass(String name, boolean resolve) throws ClassNotFoundException {
-            if (name.startsWith("java.") || !classes.containsKey(name)) {
+            if (name.startsWith("java.")) {
                 return super.loadClass(name, resolve);
             }
             synchronized (getClassLoadingLock(name)) {
                 Class<?> c = findLoadedClass(name);
-                return c != null ? c : findClass(name);
+                if (c != null) {
+                    return c;
+                }
+                byte[] b = classes.get(name);
+                if (b == null) {
+                    try {
+                        return getParent().loadClass(name);
+                    } catch (ClassNotFoundException notPlatform) {
+                        b = dependencyBytes(name);
+                    }
+                }
+                return defineClass(name, b, 0, b.length);
             }
         }
 
-        @Override
-        protected Class<?> findClass(String name) throws ClassNotFoundException {
-            byte[] b = classes.get(name);
-            if (b == null) {
+        private byte[] dependencyBytes(String name) throws ClassNotFoundException {
+            URL url = dependencies == null ? null
+                    : dependencies.findResource(name.replace('.', '/') + ".class");
+            if (url == null) {
                 throw new ClassNotFoundException(name);
             }
-            return defineClass(name, b, 0, b.length);
+            try (InputStream in = url.openStream()) {
+                return in.readAllBytes();
+            } catch (IOException e) {
+                throw new ClassNotFoundException(name, e);
+            }
         }
     }
 
     int verifyApp(Path input, String deps) throws IOException {
         ClassSource src = ClassSource.read(input);
-        ClassLoader parent = ClassLoader.getPlatformClassLoader();
+        URLClassLoader dependencies = null;
         if (deps != null) {
             List<URL> urls = new ArrayList<>();
             for (String p : deps.split(File.pathSeparator)) {
@@ -178,9 +203,10 @@ public final class VerifyAll {
                     urls.add(Path.of(p).toUri().toURL());
                 }
             }
-            parent = new URLClassLoader("duplex-deps", urls.toArray(new URL[0]), parent);
+            dependencies = new URLClassLoader("duplex-deps", urls.toArray(new URL[0]),
+                    ClassLoader.getPlatformClassLoader());
         }
-        InputLoader loader = new InputLoader(src.classes, parent);
+        InputLoader loader = new InputLoader(src.classes, dependencies);
         reportProblems(src);
         for (Map.Entry<String, byte[]> e : src.classes.entrySet()) {
             String name = e.getKey();
