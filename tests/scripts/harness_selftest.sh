@@ -94,7 +94,17 @@ has jdk-broken '^verified 2 classes, 1 failed, 0 skipped \(missing dependency\)$
 run jdk-as-app 1 "$selftest/jdk-broken/java.base"
 has jdk-as-app '^FAIL java\.util\.DuplexBroken: java\.lang\.SecurityException: Prohibited package name.*--jdk'
 
-# 8. VerifyAll refuses to run in a JVM that would not verify everything.
+# 8. The input and its class path (--cp) share one loader, as a class path does: a package split
+#    across them stays one runtime package (Sub extends the class path's package-private Base),
+#    a class path class extending an input class links against it (Impl, loaded to check Make),
+#    and a valid class path copy of a name never shadows the input's broken class.
+run split 1 --verbose --cp "$selftest/split/dep" "$selftest/split/in"
+has split '^OK selftest\.split\.Sub$'
+has split '^OK selftest\.split\.Make$'
+has split '^FAIL selftest\.split\.Broken: java\.lang\.VerifyError: Operand stack underflow'
+has split '^verified 4 classes, 1 failed, 0 skipped \(missing dependency\)$'
+
+# 9. VerifyAll refuses to run in a JVM that would not verify everything.
 "$java" -cp "$harness" duplex.test.VerifyAll "$fixtures" >"$tmp/noflags" 2>&1
 got=$?
 echo "--- noflags (exit $got)"

@@ -227,6 +227,12 @@ public final class GenClasses implements Opcodes {
      *                 frame that HotSpot accepts by falling back to the old verifier)
      * OUTDIR/jdk-good/<module>/...    real JDK classes copied from jrt:/ plus new java.util classes
      * OUTDIR/jdk-broken/java.base/... java.util.DuplexBroken (pop on empty stack)
+     * OUTDIR/split/in/   the input: selftest.split.Sub (extends the package-private Base of
+     *                    split/dep), Api (public abstract), Make (returns an other.Impl as an
+     *                    Api, so the verifier loads Impl, whose superclass is the input's Api),
+     *                    Broken (pop on empty stack)
+     * OUTDIR/split/dep/  its class path: Base, other.Impl, and a valid Broken of the same name
+     *                    that must not shadow the input's
      */
     static void selftest(Path out) throws IOException {
         Map<String, byte[]> broken = new TreeMap<>();
@@ -270,6 +276,47 @@ public final class GenClasses implements Opcodes {
         Path jdkBroken = out.resolve("jdk-broken");
         write(jdkBroken.resolve("java.base"), "java/util/DuplexGood", good("java/util/DuplexGood"));
         write(jdkBroken.resolve("java.base"), "java/util/DuplexBroken", popEmpty("java/util/DuplexBroken", V1_8));
+
+        Path in = out.resolve("split").resolve("in");
+        Path dep = out.resolve("split").resolve("dep");
+        write(dep, "selftest/split/Base", withConstructor("selftest/split/Base", 0, "java/lang/Object"));
+        write(in, "selftest/split/Sub", withConstructor("selftest/split/Sub", ACC_PUBLIC, "selftest/split/Base"));
+        write(in, "selftest/split/Api",
+                withConstructor("selftest/split/Api", ACC_PUBLIC | ACC_ABSTRACT, "java/lang/Object"));
+        write(dep, "selftest/other/Impl", withConstructor("selftest/other/Impl", ACC_PUBLIC, "selftest/split/Api"));
+        write(in, "selftest/split/Make", makeImplAsApi("selftest/split/Make"));
+        write(in, "selftest/split/Broken", popEmpty("selftest/split/Broken", V1_8));
+        write(dep, "selftest/split/Broken", good("selftest/split/Broken"));
+    }
+
+    /** An empty class with the given access flags and a constructor calling its superclass's. */
+    static byte[] withConstructor(String name, int access, String superName) {
+        ClassWriter cw = new ClassWriter(0);
+        cw.visit(V1_8, access | ACC_SUPER, name, null, superName, null);
+        MethodVisitor mv = cw.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
+        mv.visitCode();
+        mv.visitVarInsn(ALOAD, 0);
+        mv.visitMethodInsn(INVOKESPECIAL, superName, "<init>", "()V", false);
+        mv.visitInsn(RETURN);
+        mv.visitMaxs(1, 1);
+        mv.visitEnd();
+        cw.visitEnd();
+        return cw.toByteArray();
+    }
+
+    /** static selftest.split.Api make() { return new selftest.other.Impl(); } */
+    static byte[] makeImplAsApi(String name) {
+        ClassWriter cw = begin(name, V1_8, "java/lang/Object");
+        MethodVisitor mv = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "make", "()Lselftest/split/Api;", null, null);
+        mv.visitCode();
+        mv.visitTypeInsn(NEW, "selftest/other/Impl");
+        mv.visitInsn(DUP);
+        mv.visitMethodInsn(INVOKESPECIAL, "selftest/other/Impl", "<init>", "()V", false);
+        mv.visitInsn(ARETURN);
+        mv.visitMaxs(2, 0);
+        mv.visitEnd();
+        cw.visitEnd();
+        return cw.toByteArray();
     }
 
     static void writeJar(Path jar, Map<String, byte[]> classes) throws IOException {

@@ -179,6 +179,16 @@ public final class VerifyAll {
             }
         }
 
+        /** Reached for java.* names the platform lacks: defining them fails, and says why. */
+        @Override
+        protected Class<?> findClass(String name) throws ClassNotFoundException {
+            byte[] b = classes.get(name);
+            if (b == null) {
+                throw new ClassNotFoundException(name);
+            }
+            return defineClass(name, b, 0, b.length);
+        }
+
         private byte[] dependencyBytes(String name) throws ClassNotFoundException {
             URL url = dependencies == null ? null
                     : dependencies.findResource(name.replace('.', '/') + ".class");
