@@ -65,14 +65,14 @@ def missing_packages(packages: List[str]) -> List[str]:
     return missing
 
 
-def ensure_packages(packages: List[str]) -> None:
+def ensure_packages(packages: List[str],
+                    how: str = "run scripts/install-deps.sh --with-tests") -> None:
     """Installs missing Debian packages when running as root; otherwise says what to install."""
     missing = missing_packages(packages)
     if not missing:
         return
     if os.geteuid() != 0:
-        raise SystemExit("bench: missing packages %s (run scripts/install-deps.sh --with-tests)"
-                         % " ".join(missing))
+        raise SystemExit("bench: missing packages %s (%s)" % (" ".join(missing), how))
     log("bench: installing " + " ".join(missing))
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     subprocess.run(["apt-get", "update", "-qq"], check=False, env=env)

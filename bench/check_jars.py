@@ -34,6 +34,15 @@ import benchlib  # noqa: E402
 
 PROFILE = "call-edge,field-access"
 
+# What the test packages' jars name but do not depend on (JUnit rules in lucene-test-framework,
+# spatial4j in lucene-spatial-extras, ANTLR in lucene-expressions, Ant tasks in org.jacoco.ant,
+# ...): installed so that those classes can be loaded and verified instead of skipped. They
+# bring jars of their own, which the sweep then rewrites too.
+OPTIONAL_DEPENDENCIES = [
+    "junit4", "libspatial4j-java", "libantlr4-runtime-java", "ant", "libhttpclient-java",
+    "libspring-beans-java", "libcarrotsearch-randomizedtesting-java",
+]
+
 
 def unique_jars(pattern: str) -> list:
     """Each real jar file once (by resolved path), if it holds at least one class."""
@@ -80,6 +89,8 @@ def main() -> int:
     ap.add_argument("--keep", action="store_true", help="keep the rewritten jars")
     args = ap.parse_args()
     modes = [m for m in args.modes.split(",") if m]
+    benchlib.ensure_packages(OPTIONAL_DEPENDENCIES,
+                             "as root: apt-get install " + " ".join(OPTIONAL_DEPENDENCIES))
     jars = unique_jars(args.jars)
     if not jars:
         print("check_jars: no jar matches", file=sys.stderr)
