@@ -63,6 +63,13 @@ struct VType {
   bool is_wide() const { return tag == VTag::kLong || tag == VTag::kDouble; }
 };
 
+// The slots a list of verification types takes: a Long or Double takes two.
+inline uint32_t slot_count(std::span<const VType> types) {
+  uint32_t n = 0;
+  for (const VType& v : types) n += v.is_wide() ? 2 : 1;
+  return n;
+}
+
 // A frame's lists keep their first entries inline (most frames fit), so a frame copied onto a
 // label costs no allocation.
 using FrameLocals = SmallVector<VType, 8>;

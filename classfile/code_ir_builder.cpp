@@ -836,6 +836,9 @@ bool FastBuilder::frames_direct() {
   if (marked != s_.frames.size()) return false;
   for (const auto& f : s_.frames) {
     if (f.offset >= len_ || !(mark_[f.offset] & kFrameBit)) return false;
+    // A frame past max_locals or max_stack: the checked builder's check_frame_sizes.
+    if (slot_count(f.frame.locals) > s_.code.max_locals) return false;
+    if (slot_count(f.frame.stack) > s_.code.max_stack) return false;
   }
   return true;
 }

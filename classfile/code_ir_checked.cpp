@@ -143,6 +143,7 @@ class Builder {
   Status mark_type_annotation(const CodeTypeAnnotation& a);
   Status check_local_vars(const std::vector<LocalVariableEntry>& vars, bool types) const;
   Status check_required_frames();
+  Status check_frame_sizes() const;
 
   void assign_labels();
   void place_labels();
@@ -753,6 +754,28 @@ Status Builder::mark_tables() {
   return Ok{};
 }
 
+// From version 51 HotSpot refuses a frame whose locals need more slots than max_locals or
+// whose stack needs more than max_stack ("StackMapTable format error: bad type array size";
+// version 50 falls back to the old verifier instead). Rewritten code would carry the frame
+// into methods that use the slots it names, so such a method is refused here.
+Status Builder::check_frame_sizes() const {
+  if (m_.major_version < 51) return Ok{};
+  for (const auto& f : t_.frames) {
+    uint32_t locals = slot_count(f.frame.locals), stack = slot_count(f.frame.stack);
+    if (locals > code_.max_locals) {
+      return Error::at_code(f.offset, "StackMapTable frame holds " + std::to_string(locals) +
+                                          " local slots, past max_locals " +
+                                          std::to_string(code_.max_locals));
+    }
+    if (stack > code_.max_stack) {
+      return Error::at_code(f.offset, "StackMapTable frame holds " + std::to_string(stack) +
+                                          " stack slots, past max_stack " +
+                                          std::to_string(code_.max_stack));
+    }
+  }
+  return Ok{};
+}
+
 // Ids follow offsets, so labels read in code order in disassembly and tests. Every marked
 // offset is an instruction start or the end of the code.
 void Builder::assign_labels() {
@@ -904,6 +927,7 @@ Result<CodeIR> Builder::run() {
   if (auto s = mark_branches(); !s) return s.error();
   if (auto s = mark_tables(); !s) return s.error();
   if (auto s = check_required_frames(); !s) return s.error();
+  if (auto s = check_frame_sizes(); !s) return s.error();
   assign_labels();
   place_labels();
   resolve_tables();

@@ -1,11 +1,12 @@
 #!/bin/sh
-# Builds the libFuzzer target without meson: clang++ with libFuzzer, ASan and UBSan, the
-# class-file sources compiled in (instrumented), archive.cpp left out (no libzip needed).
+# Builds the libFuzzer targets without meson: clang++ with libFuzzer, ASan and UBSan, the
+# class-file and rewriter sources compiled in (instrumented), archive.cpp left out (no libzip
+# needed).
 #
-#   fuzz/build.sh [OUTDIR]        (default: build-fuzz; the binary is OUTDIR/fuzz_classfile)
+#   fuzz/build.sh [OUTDIR]     (default: build-fuzz; OUTDIR/fuzz_classfile, OUTDIR/fuzz_rewriter)
 #
-# CXX (default clang++) and JOBS (default 1) may be set; CODE_MUTATOR=1 adds the
-# structure-aware mutator (see fuzz_classfile.cpp) to the target.
+# CXX (default clang++) and JOBS (default 1) may be set; CODE_MUTATOR=1 links the
+# structure-aware mutator (code_mutator.cpp) into both targets.
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build-fuzz}
@@ -15,18 +16,33 @@ mkdir -p "$out/obj"
 
 flags="-std=c++20 -O1 -g -fno-omit-frame-pointer -I$root"
 flags="$flags -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined"
-[ "${CODE_MUTATOR:-0}" = 1 ] && flags="$flags -DDUPLEX_FUZZ_CODE_MUTATOR"
-sources=$(sed -n "s/^ *'\([a-z_0-9]*\.cpp\)',*$/\1/p" "$root/classfile/meson.build" | grep -v '^archive\.cpp$')
+
+# The .cpp files a layer's meson.build lists, one per line as 'name.cpp'.
+sources_of() {
+  sed -n "s/^ *'\([a-z_0-9]*\.cpp\)',*$/\1/p" "$root/$1/meson.build"
+}
 
 # Compile (JOBS at a time), then link.
-objs=""
-for s in $sources; do
-  objs="$objs $out/obj/${s%.cpp}.o"
-  echo "$root/classfile/$s $out/obj/${s%.cpp}.o"
-done > "$out/obj/list"
-echo "$root/fuzz/fuzz_classfile.cpp $out/obj/fuzz_classfile.o" >> "$out/obj/list"
+: > "$out/obj/list"
+classfile_objs="" rewriter_objs=""
+for s in $(sources_of classfile | grep -v '^archive\.cpp$'); do
+  classfile_objs="$classfile_objs $out/obj/${s%.cpp}.o"
+  echo "$root/classfile/$s $out/obj/${s%.cpp}.o" >> "$out/obj/list"
+done
+for s in $(sources_of rewriter); do
+  rewriter_objs="$rewriter_objs $out/obj/rewriter_${s%.cpp}.o"
+  echo "$root/rewriter/$s $out/obj/rewriter_${s%.cpp}.o" >> "$out/obj/list"
+done
+for t in fuzz_classfile fuzz_rewriter code_mutator; do
+  echo "$root/fuzz/$t.cpp $out/obj/$t.o" >> "$out/obj/list"
+done
 # shellcheck disable=SC2086
 xargs -P "$jobs" -L 1 sh -c "$cxx $flags -c \"\$0\" -o \"\$1\"" < "$out/obj/list"
+mutator=""
+[ "${CODE_MUTATOR:-0}" = 1 ] && mutator="$out/obj/code_mutator.o"
 # shellcheck disable=SC2086
-$cxx $flags -o "$out/fuzz_classfile" $objs "$out/obj/fuzz_classfile.o"
-echo "built $out/fuzz_classfile"
+$cxx $flags -o "$out/fuzz_classfile" $classfile_objs $mutator "$out/obj/fuzz_classfile.o"
+# shellcheck disable=SC2086
+$cxx $flags -o "$out/fuzz_rewriter" $rewriter_objs $classfile_objs $mutator \
+  "$out/obj/fuzz_rewriter.o"
+echo "built $out/fuzz_classfile and $out/fuzz_rewriter"

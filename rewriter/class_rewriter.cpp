@@ -1,5 +1,6 @@
 // rewrite_class: every method through rewrite_method, then the site registration and the
 // marker attribute, then the class bytes.
+#include <optional>
 #include <set>
 #include <string>
 
@@ -17,6 +18,22 @@ namespace {
 
 bool has_code(const Member& m) {
   return (m.access_flags & (access::kAbstract | access::kNative)) == 0;
+}
+
+// HotSpot refuses a native or abstract method that has a Code attribute (JVMS 4.7.3) with a
+// ClassFormatError. Such a method is never rewritten, but the class must then be refused as a
+// whole too: like a malformed method, the output would fail just as the input does, only
+// after other methods were rewritten for nothing, and rewriting is not to blur that.
+std::optional<Error> code_in_codeless_method(const ClassFile& cf, const Member& m) {
+  if (has_code(m)) return std::nullopt;
+  const Attribute* code = cf.find_attribute(m.attributes, "Code");
+  if (code == nullptr) return std::nullopt;
+  std::string method = std::string(cf.pool.utf8(m.name_index).value_or("?")) +
+                       std::string(cf.pool.utf8(m.descriptor_index).value_or("?"));
+  Error e = Error::at_file(static_cast<int64_t>(cf.file_offset_of(code->data)),
+                           "Code attribute in a native or abstract method (JVMS 4.7.3)");
+  e.in(cf.name(), method);
+  return e;
 }
 
 Status add_marker(ClassFile& cf) {
@@ -135,6 +152,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (options.check == CheckForm::kLocal && options.outline && !options.hand_back)
     quiet = quiet_methods(cf, options);
   for (Member& m : cf.methods) {
+    if (auto bad = code_in_codeless_method(cf, m)) return std::move(*bad);
     if (!has_code(m)) continue;
     MethodOutcome outcome =
         rewrite_method(cf, m, options, twin_names, &counters,

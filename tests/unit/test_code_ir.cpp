@@ -516,6 +516,23 @@ TEST_CASE("build_code_ir requires StackMapTable frames from version 51", "[code_
   }
 }
 
+TEST_CASE("build_code_ir refuses frames larger than max_locals or max_stack from version 51",
+          "[code_ir]") {
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return; max_stack 4.
+  const std::vector<uint8_t> branch = {0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1};
+  // full_frame at 6, locals [int, double]: 3 slots.
+  const std::vector<uint8_t> three_locals = {0, 1, 255, 0, 6, 0, 2, 1, 3, 0, 0};
+  // full_frame at 6, no locals, stack [double, double, double]: 6 slots.
+  const std::vector<uint8_t> six_on_stack = {0, 1, 255, 0, 6, 0, 0, 0, 3, 3, 3, 3};
+  CHECK(ir_of_code(branch, {}, 52, {{14, three_locals}}, 3).ok());
+  check_rejected(ir_of_code(branch, {}, 52, {{14, three_locals}}, 2), 6,
+                 "StackMapTable frame holds 3 local slots, past max_locals 2");
+  check_rejected(ir_of_code(branch, {}, 52, {{14, six_on_stack}}), 6,
+                 "StackMapTable frame holds 6 stack slots, past max_stack 4");
+  // Version 50: HotSpot falls back to the old verifier, which ignores the table.
+  CHECK(ir_of_code(branch, {}, 50, {{14, three_locals}}, 2).ok());
+}
+
 TEST_CASE("build_code_ir keeps offsets, frames and Uninitialized labels", "[code_ir]") {
   ClassFile cf = load_fixture("Constructors");
   const Member* m = find_method(cf, "nestedNew");

@@ -202,6 +202,22 @@ TEST_CASE("a malformed method leaves the whole class unchanged", "[rewriter]") {
     check_class_refused(two_method_class({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1}, 1),
                         OffsetKind::kBytecode, 1, "no StackMapTable frame at branch target 6");
   }
+  SECTION("a native or abstract method with a Code attribute (HotSpot: ClassFormatError)") {
+    for (uint16_t flag : {access::kNative, access::kAbstract}) {
+      auto cf = ClassFile::parse(two_method_class({0xb1}, 0));
+      REQUIRE(cf.ok());
+      cf->methods[1].access_flags |= flag;
+      auto bytes = cf->write();
+      REQUIRE(bytes.ok());
+      auto parsed = ClassFile::parse(bytes.value());
+      REQUIRE(parsed.ok());
+      const Attribute* code = parsed->find_attribute(parsed->methods[1].attributes, "Code");
+      REQUIRE(code != nullptr);
+      check_class_refused(bytes.value(), OffsetKind::kClassFile,
+                          static_cast<int64_t>(parsed->file_offset_of(code->data)),
+                          "Code attribute in a native or abstract method");
+    }
+  }
   SECTION("a Code attribute whose name is not a Utf8") {
     auto bytes = two_method_class({0xb1}, 0, {{13, {1}}});
     auto r = rewrite_class(bytes, options_for(Mode::kFull, {"field-access"}));
