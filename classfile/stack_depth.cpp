@@ -593,8 +593,7 @@ Status DepthWalker::walk_unreached_frames() {
   for (uint32_t i : starts) {
     const LabelId l = ir_.insns[i].label();
     if (depth_[l] >= 0) continue;
-    int32_t depth = 0;
-    for (const VType& v : ir_.labels[l].frame->stack) depth += v.is_wide() ? 2 : 1;
+    const auto depth = static_cast<int32_t>(slot_count(ir_.labels[l].frame->stack));
     max_ = std::max(max_, depth);
     work_.emplace_back(i, depth);
     if (auto s = drain(); !s) return s;

@@ -28,11 +28,9 @@ std::optional<Error> code_in_codeless_method(const ClassFile& cf, const Member& 
   if (has_code(m)) return std::nullopt;
   const Attribute* code = cf.find_attribute(m.attributes, "Code");
   if (code == nullptr) return std::nullopt;
-  std::string method = std::string(cf.pool.utf8(m.name_index).value_or("?")) +
-                       std::string(cf.pool.utf8(m.descriptor_index).value_or("?"));
   Error e = Error::at_file(static_cast<int64_t>(cf.file_offset_of(code->data)),
                            "Code attribute in a native or abstract method (JVMS 4.7.3)");
-  e.in(cf.name(), method);
+  e.in(cf.name(), std::string(cf.member_name(m)) + std::string(cf.member_descriptor(m)));
   return e;
 }
 

@@ -204,10 +204,15 @@ public final class GenClasses implements Opcodes {
     }
 
     static void defaultConstructor(ClassWriter cw) {
+        defaultConstructor(cw, "java/lang/Object");
+    }
+
+    /** public &lt;init&gt;() { super(); } for a class whose superclass is superName. */
+    static void defaultConstructor(ClassWriter cw, String superName) {
         MethodVisitor mv = cw.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
         mv.visitCode();
         mv.visitVarInsn(ALOAD, 0);
-        mv.visitMethodInsn(INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        mv.visitMethodInsn(INVOKESPECIAL, superName, "<init>", "()V", false);
         mv.visitInsn(RETURN);
         mv.visitMaxs(1, 1);
         mv.visitEnd();
@@ -293,13 +298,7 @@ public final class GenClasses implements Opcodes {
     static byte[] withConstructor(String name, int access, String superName) {
         ClassWriter cw = new ClassWriter(0);
         cw.visit(V1_8, access | ACC_SUPER, name, null, superName, null);
-        MethodVisitor mv = cw.visitMethod(ACC_PUBLIC, "<init>", "()V", null, null);
-        mv.visitCode();
-        mv.visitVarInsn(ALOAD, 0);
-        mv.visitMethodInsn(INVOKESPECIAL, superName, "<init>", "()V", false);
-        mv.visitInsn(RETURN);
-        mv.visitMaxs(1, 1);
-        mv.visitEnd();
+        defaultConstructor(cw, superName);
         cw.visitEnd();
         return cw.toByteArray();
     }
