@@ -12,6 +12,8 @@
 //                asked for with --mode: it measures the rewriter, not the class-file layer)
 // Output: one "RESULT <label> <mode> <classes> <bytes> <best wall s> <classes/s> <MB/s>
 // <best CPU s>" line per mode (bench/classfile/run_bench.sh turns them into a table).
+// With DUPLEX_BENCH_PASSES set, every pass's CPU time goes to stderr too (the first pass is
+// the cold one: what a class loaded by the agent costs is nearer to it than to the best).
 #include <unistd.h>
 #include <algorithm>
 #include <chrono>
@@ -163,6 +165,8 @@ Timing measure(const Mode& mode, const std::vector<std::vector<uint8_t>>& classe
     sink = sink + mode.pass(classes);
     cpu.push_back(thread_cpu_seconds() - c0);
     wall.push_back(std::chrono::duration<double>(Clock::now() - t0).count());
+    if (std::getenv("DUPLEX_BENCH_PASSES"))
+      std::fprintf(stderr, "pass %zu: cpu %.6f s\n", cpu.size(), cpu.back());
     double spent = std::chrono::duration<double>(Clock::now() - start).count();
     if (wall.size() >= opt.min_passes) {
       auto last = std::vector<double>(wall.end() - 3, wall.end());
