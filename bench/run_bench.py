@@ -1630,6 +1630,35 @@ def agent_table(res, progs, heading="\n## %s\n\n") -> str:
              if cached else ""))
 
 
+def interval1_accuracy(res, progs, sampled) -> str:
+    """Whole-run overlap against the same mode's interval-1 profile, with the samples taken,
+    where the run has that reference (a run without Exhaustive still has interval 1)."""
+    have = [c for c in sampled
+            if any(res[p]["acc"].get(c, {}).get("ce_ov1") is not None for p in progs)]
+    if not have:
+        return ""
+
+    def cell(p, c):
+        a = res[p]["acc"].get(c, {})
+        if a.get("ce_ov1") is None:
+            return "-"
+        return "%s / %s (%s)" % (fmt_ov(a.get("ce_ov1")), fmt_ov(a.get("fa_ov1")),
+                                 "{:,}".format(a["samples"]) if a.get("samples") else "-")
+
+    rows = [[p] + [cell(p, c) for c in have] for p in progs]
+    means = []
+    for c in have:
+        ce = [res[p]["acc"][c]["ce_ov1"] for p in progs
+              if res[p]["acc"].get(c, {}).get("ce_ov1") is not None]
+        fa = [res[p]["acc"][c]["fa_ov1"] for p in progs
+              if res[p]["acc"].get(c, {}).get("fa_ov1") is not None]
+        means.append("%s / %s" % (fmt_ov(geo(ce)), fmt_ov(geo(fa))))
+    rows.append(["**geo. mean**"] + means)
+    return ("\n**Accuracy against interval 1**, whole runs: overlap call-edge / field-access in "
+            "percent against the same mode's interval-1 profile, and the samples of the run\n\n" +
+            table(["program"] + have, rows))
+
+
 def supplement(raw, note: str = "") -> str:
     """A compact section for a --configs run: whole-run overhead, and where the run measured
     them, steady-state overhead, accuracy and growth, as geometric means beside each program."""
@@ -1676,6 +1705,7 @@ def supplement(raw, note: str = "") -> str:
                  "against Exhaustive, steady runs against the steady interval-1 profile\n\n" +
                  table(["program"] + ["%s (whole)" % c for c in sampled] +
                        ["%s (steady)" % c for c in sampled], rows))
+    text += interval1_accuracy(res, progs, sampled)
     variants = [v for v in ("checks", "full", "auto")
                 if any(v in res[p]["variants"] for p in progs)]
     if variants:
