@@ -3,33 +3,13 @@
 #include <atomic>
 #include <cstring>
 
+#include "classfile/text_hash.h"
+
 namespace duplex {
 namespace {
 
 bool is_wide(CpTag t) {
   return t == CpTag::kLong || t == CpTag::kDouble;
-}
-
-// A hash of text for the pool's indexes (which it never stores or shows): eight bytes per
-// step, since names are hashed for every Class and Utf8 entry an index holds.
-uint64_t text_hash(std::string_view text) {
-  const char* p = text.data();
-  size_t n = text.size();
-  uint64_t h = 0x9E3779B97F4A7C15ULL ^ (n * 0xC2B2AE3D27D4EB4FULL);
-  for (; n >= 8; n -= 8, p += 8) {
-    uint64_t w;
-    std::memcpy(&w, p, 8);
-    h = (h ^ w) * 0xBF58476D1CE4E5B9ULL;
-    h ^= h >> 29;
-  }
-  if (n > 0) {
-    uint64_t w = 0;
-    std::memcpy(&w, p, n);
-    h = (h ^ w) * 0x94D049BB133111EBULL;
-  }
-  h ^= h >> 32;
-  h *= 0xD6E8FEB86659FD93ULL;
-  return h ^ (h >> 32);
 }
 
 bool is_member_ref(CpTag t) {

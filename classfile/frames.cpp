@@ -24,6 +24,8 @@
 #include <vector>
 
 #include "classfile/opcodes.h"
+#include "classfile/scratch.h"
+#include "classfile/text_hash.h"
 
 namespace duplex {
 
@@ -192,7 +194,7 @@ class Names {
 
  private:
   static constexpr size_t kMax = 8192;
-  std::unordered_map<std::string_view, uint32_t> ids_;
+  std::unordered_map<std::string_view, uint32_t, TextHash> ids_;
   std::deque<std::string> names_;
 };
 
@@ -207,14 +209,46 @@ struct Block {
 
 enum class Flow { kNext, kStop };
 
+// The solver's lists, kept per thread from solve to solve (classfile/scratch.h): a rewritten
+// method needs a solve or two, and growing these lists anew each time was most of the
+// solver's allocations.
+struct SolverSpares {
+  std::vector<Block> blocks;
+  std::vector<uint32_t> label_block;
+  std::vector<std::pair<uint32_t, uint32_t>> edges;
+  std::vector<char> relevant;
+  std::vector<std::optional<State>> in;
+  std::vector<uint32_t> work;
+};
+
+SolverSpares& solver_spares() {
+  thread_local SolverSpares spares;
+  return spares;
+}
+
 class Solver {
  public:
   Solver(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx)
-      : ir_(ir), pool_(pool), ctx_(ctx) {}
+      : ir_(ir), pool_(pool), ctx_(ctx) {
+    exchange_lists(/*taking=*/true);
+  }
+  ~Solver() { exchange_lists(/*taking=*/false); }
+  Solver(const Solver&) = delete;
+  Solver& operator=(const Solver&) = delete;
 
   Status run(const std::vector<LabelId>& needed);
 
  private:
+  void exchange_lists(bool taking) {
+    SolverSpares& s = solver_spares();
+    scratch::exchange(blocks_, s.blocks, taking);
+    scratch::exchange(label_block_, s.label_block, taking);
+    scratch::exchange(edges_, s.edges, taking);
+    scratch::exchange(relevant_, s.relevant, taking);
+    scratch::exchange(in_, s.in, taking);
+    scratch::exchange(work_, s.work, taking);
+  }
+
   Status classify(const std::vector<LabelId>& needed, std::vector<uint32_t>& targets,
                   std::vector<std::pair<LabelId, Frame>>& out);
   Status solve(const std::vector<uint32_t>& targets);

@@ -13,6 +13,7 @@
 
 #include "classfile/attributes.h"
 #include "classfile/bytes.h"
+#include "classfile/text_hash.h"
 
 namespace duplex {
 
@@ -513,7 +514,7 @@ struct EntryFrameCache {
   Slot slots[kSlots];
 
   Slot& slot(std::string_view descriptor, ThisKind kind) {
-    size_t h = std::hash<std::string_view>{}(descriptor) + static_cast<size_t>(kind);
+    size_t h = static_cast<size_t>(text_hash(descriptor)) + static_cast<size_t>(kind);
     return slots[h % kSlots];
   }
   static bool matches(const Slot& s, const ConstantPool& pool, std::string_view descriptor,

@@ -4,6 +4,7 @@
 
 #include "classfile/assembler.h"
 #include "classfile/opcodes.h"
+#include "classfile/text_hash.h"
 #include "rewriter/jdk_packages.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/value_insns.h"
@@ -69,7 +70,7 @@ ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view run
 namespace {
 
 size_t hash_of(char kind, std::string_view key) {
-  return std::hash<std::string_view>{}(key)*31 + static_cast<unsigned char>(kind);
+  return static_cast<size_t>(text_hash(key)) * 31 + static_cast<unsigned char>(kind);
 }
 
 bool is_call_site(char kind) {

@@ -7,6 +7,7 @@
 #include "classfile/class_file.h"
 #include "rewriter/class_counters.h"
 #include "rewriter/method_rewriter.h"
+#include "rewriter/outline_layout.h"
 #include "rewriter/quiet_methods.h"
 #include "rewriter/rewriter.h"
 #include "rewriter/runtime_api.h"
@@ -136,6 +137,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   std::vector<MethodCalls> calls;
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
+  take_existing_twin_names(cf, twin_names);
   ClassCounters counters = ClassCounters::for_class(cf, options.runtime_class);
   std::optional<SampledCalls> sampled_calls;
   if (options.caller_sampled_max_bytes > 0 && options.outline) {

@@ -6,6 +6,7 @@
 #include "classfile/class_file.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
+#include "rewriter/sampled_calls.h"
 #include "rewriter/value_insns.h"
 
 namespace duplex {
@@ -65,21 +66,12 @@ class OutlinePlanner {
       if (k > 1) name.append("$").append(std::to_string(k));
       name.append(suffix_);
       key.assign(name).append(layout_.twin_descriptor);
-      if (taken_.count(key) || class_has(name)) continue;
+      if (taken_.count(key)) continue;
       layout_.twin_name = std::move(name);
       taken_.insert(std::move(key));
       return Ok{};
     }
     return Error::plain("no free name for the twin");
-  }
-
-  bool class_has(const std::string& name) const {
-    for (const Member& other : m_.cls.methods) {
-      if (m_.cls.pool.utf8(other.name_index) == std::string_view(name) &&
-          m_.cls.pool.utf8(other.descriptor_index) == std::string_view(layout_.twin_descriptor))
-        return true;
-    }
-    return false;
   }
 
   // The method entry, then every block a checked edge enters, each with its frame.
@@ -246,6 +238,14 @@ int32_t OutlineLayout::entry_of_block(int32_t block) const {
     if (entries[i].block == block) return static_cast<int32_t>(i);
   }
   return -1;
+}
+
+void take_existing_twin_names(const ClassFile& cf, std::set<std::string>& taken) {
+  for (const Member& m : cf.methods) {
+    std::string_view name = cf.member_name(m);
+    if (name.ends_with(kTwinSuffix) || name.ends_with(kSampledTwinSuffix))
+      taken.insert(std::string(name).append(cf.member_descriptor(m)));
+  }
 }
 
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,

@@ -59,13 +59,19 @@ struct OutlineLayout {
 // Plans the twin of a method duplicated by `plan`, or says why it cannot be outlined (an
 // interface, a constructor, a checked edge with a non-empty stack or an uninitialized
 // object, no frame for an entry, too many parameter slots, a name already taken).
-// `taken` holds the name+descriptor of every twin planned in the class so far; the new one
+// `taken` holds the name+descriptor of every twin planned in the class so far, and of the
+// class's own methods a twin could be confused with (take_existing_twin_names); the new one
 // is added (overloads get `<name>$2$duplex`, ... when their twins' descriptors collide).
 // `suffix`: kTwinSuffix, or kSampledTwinSuffix for a twin that sampled callers call
 // (rewriter/sampled_calls.h).
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
                                    ConstantPool& pool, std::set<std::string>& taken,
                                    std::string_view suffix = kTwinSuffix);
+
+// Adds to `taken` the name+descriptor of each of the class's methods whose name ends in a twin
+// suffix: only those can have a twin's name. Once per class, before its methods are planned
+// (a scan of every method for every twin was quadratic in the methods of big classes).
+void take_existing_twin_names(const ClassFile& cf, std::set<std::string>& taken);
 
 // The checking method's side of entry `e`: load the locals, push the id, call the twin. Its
 // result is then on the stack (see rewriter/hand_back.h for what follows).
