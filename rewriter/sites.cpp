@@ -39,6 +39,7 @@ MethodSites::MethodSites(const MethodView& method,
 
 Status emit_events(const MethodView& method, std::span<const Site> sites, ConstantPool& pool,
                    CodeIR& ir, uint16_t first_free_local) {
+  if (sites.empty()) return Ok{};  // most instructions: called for each one of a copy
   EventCode code(pool, ir.insns, method.runtime_class, first_free_local, method.counters);
   for (const Site& site : sites) {
     code.next_event();
