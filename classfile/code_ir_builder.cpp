@@ -219,6 +219,7 @@ class FastBuilder {
   void assign_labels();
   void place();
   void resolve();
+  void relabel_uninitialized(Frame& frame) const;
 
   // Marks an offset (an instruction start, or the end of the code if allow_end) as needing
   // a label; false if it is neither.
@@ -256,7 +257,8 @@ class FastBuilder {
   uint32_t len_ = 0;
   uint32_t parsed_ = 0;  // the pool count as parsed
   uint32_t* mark_ = nullptr;
-  size_t count_ = 0;  // instructions in s_.decoded
+  size_t count_ = 0;   // instructions in s_.decoded
+  size_t placed_ = 0;  // frames decoded onto labels (frames_direct)
 };
 
 bool FastBuilder::pool_ok(uint8_t o, uint32_t index) const {
@@ -631,12 +633,17 @@ void FastBuilder::resolve() {
   locals(s_.locals, ir_.local_variables);
   locals(s_.local_types, ir_.local_variable_types);
   for (auto& f : s_.frames) {
-    for (std::span<VType> list : f.frame.lists()) {
-      for (VType& v : list) {
-        if (v.tag == VTag::kUninitialized) v.data = at(v.data);
-      }
-    }
+    relabel_uninitialized(f.frame);
     ir_.labels[at(f.offset)].frame = std::move(f.frame);
+  }
+}
+
+// An Uninitialized type names its `new` by offset in the class file, by label in the IR.
+void FastBuilder::relabel_uninitialized(Frame& frame) const {
+  for (std::span<VType> list : frame.lists()) {
+    for (VType& v : list) {
+      if (v.tag == VTag::kUninitialized) v.data = at(v.data);
+    }
   }
 }
 
@@ -829,18 +836,32 @@ bool FastBuilder::decode_direct() {
 }
 
 // The frames, decoded with the entry frame now that the instructions passed their checks
-// (the entry frame may add pool entries, which the checked builder only does past them).
+// (the entry frame may add pool entries, which the checked builder only does past them),
+// straight onto their labels: premark_frames gave every frame offset its label.
 bool FastBuilder::frames_direct() {
   if (smt_ == nullptr) return true;
-  if (!frames(*smt_)) return false;
+  if (ir_.had_stack_map_table) return false;  // more than one
+  ir_.had_stack_map_table = true;
+  auto initial =
+      initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
+  if (!initial) return false;
+  placed_ = 0;
+  auto place = [](void* self, uint32_t offset) -> Frame* {
+    auto& b = *static_cast<FastBuilder*>(self);
+    if (offset >= b.len_ || !(b.mark_[offset] & kFrameBit)) return nullptr;
+    ++b.placed_;
+    return &b.ir_.labels[b.mark_[offset] & kIdMask].frame.emplace();
+  };
+  if (!decode_stack_map_table_placed(smt_->data, *initial.value(), place, this)) return false;
   size_t marked = 0;
   for (uint32_t off : s_.wanted) marked += (mark_[off] & kFrameBit) ? 1 : 0;
-  if (marked != s_.frames.size()) return false;
-  for (const auto& f : s_.frames) {
-    if (f.offset >= len_ || !(mark_[f.offset] & kFrameBit)) return false;
+  if (marked != placed_) return false;
+  for (LabelInfo& label : ir_.labels) {
+    if (!label.frame) continue;
     // A frame past max_locals or max_stack: the checked builder's check_frame_sizes.
-    if (slot_count(f.frame.locals) > s_.code.max_locals) return false;
-    if (slot_count(f.frame.stack) > s_.code.max_stack) return false;
+    if (slot_count(label.frame->locals) > s_.code.max_locals) return false;
+    if (slot_count(label.frame->stack) > s_.code.max_stack) return false;
+    relabel_uninitialized(*label.frame);
   }
   return true;
 }
