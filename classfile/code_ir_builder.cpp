@@ -244,7 +244,8 @@ class FastBuilder {
   bool premark();
   bool premark_frames(std::span<const uint8_t> body);
   bool premark(int64_t offset, bool allow_end, uint32_t bit = 0);
-  bool decode_direct();
+  // Out of line: inlined into build_code_ir, its loop kept its state on the stack.
+  [[gnu::noinline]] bool decode_direct();
   bool resolve_direct_target(LabelId& target) const;
   bool frames_direct();
 
