@@ -238,6 +238,7 @@ class Assembler {
   Result<uint32_t> switch_size(const Insn& insn, size_t index);
   Status fix_invokeinterface_count(Insn& insn, size_t index);
   Status check_label(LabelId id, const Insn& insn, size_t index);
+  void record_sizes();
   void place();
   Status check_targets_placed() const;
   bool widen();
@@ -287,7 +288,8 @@ class Assembler {
   ConstantPool& pool_;
   const MethodNames& m_;
   Scratch& scratch_ = scratch();
-  std::vector<uint32_t>& size_ = scratch_.size;       // by insn: bytes without padding/widening
+  // By insn: bytes without padding or widening; only for code past 32 KiB (record_sizes).
+  std::vector<uint32_t>& size_ = scratch_.size;
   std::vector<uint8_t>& widened_ = scratch_.widened;  // by insn: short branch in its long form
   std::vector<int32_t> offset_;                       // by insn: bytecode offset, -1 for labels
   std::vector<int32_t> label_offset_;                 // by label
@@ -465,7 +467,6 @@ const LayoutTable kLayout;  // from the constant-initialised opcode table
 
 Status Assembler::size_and_place() {
   size_t n = ir_.insns.size();
-  size_.resize(n);
   widened_.assign(n, 0);
   offset_.resize(n);
   label_offset_.assign(ir_.labels.size(), kUnplaced);
@@ -481,7 +482,6 @@ Status Assembler::size_and_place() {
   // Locals only: the stores below are to bytes, which the compiler would otherwise assume
   // might change any member.
   Insn* insns = ir_.insns.data();
-  uint32_t* sizes = size_.data();
   int32_t* offsets = offset_.data();
   uint8_t* out = code.data();
   size_t code_room = code.size();  // bytes `out` may take
@@ -583,11 +583,9 @@ Status Assembler::size_and_place() {
       case kLayoutSlow:
         break;
     }
-    sizes[i] = size;
     if (size == 0) {
       auto placed = place_slow(insn, i, off);
       if (!placed) return placed.error();
-      sizes[i] = placed->size;
       size = placed->size + placed->padding;
       out = code.data();  // place_slow may have grown the buffer
       code_room = code.size();
@@ -705,8 +703,21 @@ Status Assembler::layout() {
     resolve_targets();
     return Ok{};
   }
+  record_sizes();
   while (length_ <= kMaxCodeLength && widen()) place();
   return Ok{};
+}
+
+// Sizes by instruction (short forms, no padding), which only code past 32 KiB needs: its
+// layout widens branches and is emitted from the IR. size_and_place checked every instruction
+// already, so base_size cannot fail here.
+void Assembler::record_sizes() {
+  size_t n = ir_.insns.size();
+  size_.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    auto size = base_size(ir_.insns[i], i);
+    size_[i] = size ? size.value() : 0;
+  }
 }
 
 // Writes the displacements size_and_place left as zeros.

@@ -98,6 +98,12 @@ Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t>
 // The same into `out` (cleared first), reusing its capacity.
 Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& initial,
                                    std::vector<OffsetFrame>& out, size_t file_offset = 0);
+// The same for a caller that keeps the frames elsewhere (the IR builder: on its labels), so
+// that they are built in place rather than moved there: each frame is built in the empty
+// Frame that place(context, offset) returns, in order. False, without a reason, wherever
+// decode_stack_map_table_into fails or `place` returns null.
+bool decode_stack_map_table_placed(std::span<const uint8_t> body, const Frame& initial,
+                                   Frame* (*place)(void* context, uint32_t offset), void* context);
 // Encodes frames (sorted by strictly increasing offset) with the most compact frame kinds.
 // Fails if offsets are not strictly increasing.
 Result<std::vector<uint8_t>> encode_stack_map_table(const std::vector<OffsetFrame>& frames,

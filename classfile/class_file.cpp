@@ -150,7 +150,7 @@ Result<ClassFile> ClassFile::parse(std::span<const uint8_t> bytes) {
                                  std::to_string(cf.major_version) + " (supported: 45 to 69)");
   }
   size_t pool_at = in.pos();
-  auto pool = ConstantPool::parse(in);
+  auto pool = ConstantPool::parse(in, cf.source_);
   if (!pool) return pool.error();
   cf.pool = std::move(pool.value());
   cf.parsed_pool_count_ = cf.pool.count();

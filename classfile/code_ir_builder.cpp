@@ -67,13 +67,16 @@ enum DecodeClass : uint8_t {
   kRefuse,  // wide, undefined opcodes: the checked builder's
 };
 
-struct DecodeInfo {
+// Eight bytes, aligned: the decoding loops index the table with a shift rather than a
+// multiply-add.
+struct alignas(8) DecodeInfo {
   DecodeClass cls = kRefuse;
   uint8_t length = 0;  // for fixed-length forms
   uint8_t local = 0;   // kImplicitLocal: the local's index
   uint8_t slots = 0;   // locals the instruction uses: 1, or 2 for long and double
   bool ends = false;   // ends_block
 };
+static_assert(sizeof(DecodeInfo) == 8);
 
 DecodeClass class_of(uint8_t o, OperandShape shape, const LocalUse& use) {
   switch (shape) {
@@ -216,6 +219,7 @@ class FastBuilder {
   void assign_labels();
   void place();
   void resolve();
+  void relabel_uninitialized(Frame& frame) const;
 
   // Marks an offset (an instruction start, or the end of the code if allow_end) as needing
   // a label; false if it is neither.
@@ -240,7 +244,8 @@ class FastBuilder {
   bool premark();
   bool premark_frames(std::span<const uint8_t> body);
   bool premark(int64_t offset, bool allow_end, uint32_t bit = 0);
-  bool decode_direct();
+  // Out of line: inlined into build_code_ir, its loop kept its state on the stack.
+  [[gnu::noinline]] bool decode_direct();
   bool resolve_direct_target(LabelId& target) const;
   bool frames_direct();
 
@@ -253,7 +258,8 @@ class FastBuilder {
   uint32_t len_ = 0;
   uint32_t parsed_ = 0;  // the pool count as parsed
   uint32_t* mark_ = nullptr;
-  size_t count_ = 0;  // instructions in s_.decoded
+  size_t count_ = 0;   // instructions in s_.decoded
+  size_t placed_ = 0;  // frames decoded onto labels (frames_direct)
 };
 
 bool FastBuilder::pool_ok(uint8_t o, uint32_t index) const {
@@ -628,12 +634,17 @@ void FastBuilder::resolve() {
   locals(s_.locals, ir_.local_variables);
   locals(s_.local_types, ir_.local_variable_types);
   for (auto& f : s_.frames) {
-    for (std::span<VType> list : f.frame.lists()) {
-      for (VType& v : list) {
-        if (v.tag == VTag::kUninitialized) v.data = at(v.data);
-      }
-    }
+    relabel_uninitialized(f.frame);
     ir_.labels[at(f.offset)].frame = std::move(f.frame);
+  }
+}
+
+// An Uninitialized type names its `new` by offset in the class file, by label in the IR.
+void FastBuilder::relabel_uninitialized(Frame& frame) const {
+  for (std::span<VType> list : frame.lists()) {
+    for (VType& v : list) {
+      if (v.tag == VTag::kUninitialized) v.data = at(v.data);
+    }
   }
 }
 
@@ -784,20 +795,18 @@ bool FastBuilder::decode_direct() {
   const ConstantPool& pool = cf_.pool;
   const DecodeLocals v{len, allowed, max_locals, parsed, &pool};
   const uint32_t* mark = mark_;
-  const uint32_t* wanted = s_.wanted.data();
-  const uint32_t* wanted_end = wanted + s_.wanted.size();
   Insn* out = out_vec.data();
   size_t count = 0;
+  size_t labels = 0;  // placed so far: a label marked inside an instruction is never placed
   bool after_transfer = false;
   for (uint32_t pos = 0; pos < len;) {
-    // Labels: the next one marked must stand exactly here, not inside the last instruction.
-    if (wanted != wanted_end && *wanted <= pos) {
-      if (*wanted != pos) return false;
-      out[count++] = Insn::make_label(mark[pos] & kIdMask);
-      ++wanted;
+    uint32_t m = mark[pos];
+    if (m & kWantBit) {
+      out[count++] = Insn::make_label(m & kIdMask);
+      ++labels;
     }
     // After an unconditional transfer the next instruction needs a frame.
-    if (after_transfer && !(mark[pos] & kFrameBit)) return false;
+    if (after_transfer && !(m & kFrameBit)) return false;
     uint8_t o = code[pos];
     const DecodeInfo& d = kDecode.info[o];
     Insn& insn = out[count];
@@ -811,11 +820,12 @@ bool FastBuilder::decode_direct() {
     ++count;
     pos += length;
   }
-  // What is left must be the label at the end of the code.
-  if (wanted != wanted_end) {
-    if (*wanted != len || wanted + 1 != wanted_end) return false;
+  // The label at the end of the code; every label marked must have found its place.
+  if (mark[len] & kWantBit) {
     out[count++] = Insn::make_label(mark[len] & kIdMask);
+    ++labels;
   }
+  if (labels != s_.wanted.size()) return false;
   // The verifier rejects code whose last instruction can fall through past the end; and the
   // parameters must fit max_locals.
   if (!after_transfer) return false;
@@ -827,18 +837,32 @@ bool FastBuilder::decode_direct() {
 }
 
 // The frames, decoded with the entry frame now that the instructions passed their checks
-// (the entry frame may add pool entries, which the checked builder only does past them).
+// (the entry frame may add pool entries, which the checked builder only does past them),
+// straight onto their labels: premark_frames gave every frame offset its label.
 bool FastBuilder::frames_direct() {
   if (smt_ == nullptr) return true;
-  if (!frames(*smt_)) return false;
+  if (ir_.had_stack_map_table) return false;  // more than one
+  ir_.had_stack_map_table = true;
+  auto initial =
+      initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
+  if (!initial) return false;
+  placed_ = 0;
+  auto place = [](void* self, uint32_t offset) -> Frame* {
+    auto& b = *static_cast<FastBuilder*>(self);
+    if (offset >= b.len_ || !(b.mark_[offset] & kFrameBit)) return nullptr;
+    ++b.placed_;
+    return &b.ir_.labels[b.mark_[offset] & kIdMask].frame.emplace();
+  };
+  if (!decode_stack_map_table_placed(smt_->data, *initial.value(), place, this)) return false;
   size_t marked = 0;
   for (uint32_t off : s_.wanted) marked += (mark_[off] & kFrameBit) ? 1 : 0;
-  if (marked != s_.frames.size()) return false;
-  for (const auto& f : s_.frames) {
-    if (f.offset >= len_ || !(mark_[f.offset] & kFrameBit)) return false;
+  if (marked != placed_) return false;
+  for (LabelInfo& label : ir_.labels) {
+    if (!label.frame) continue;
     // A frame past max_locals or max_stack: the checked builder's check_frame_sizes.
-    if (slot_count(f.frame.locals) > s_.code.max_locals) return false;
-    if (slot_count(f.frame.stack) > s_.code.max_stack) return false;
+    if (slot_count(label.frame->locals) > s_.code.max_locals) return false;
+    if (slot_count(label.frame->stack) > s_.code.max_stack) return false;
+    relabel_uninitialized(*label.frame);
   }
   return true;
 }

@@ -171,6 +171,7 @@ void ConstantPool::own_text() {
     p += e.utf8.size();
   }
   parsed_text_ = std::move(text);
+  source_.reset();
   added_blocks_.clear();
   added_cursor_ = nullptr;
   added_block_free_ = 0;
@@ -198,12 +199,19 @@ uint64_t ConstantPool::Id::next() {
 }
 
 Result<ConstantPool> ConstantPool::parse(ByteReader& in) {
+  return parse(in, nullptr);
+}
+
+Result<ConstantPool> ConstantPool::parse(ByteReader& in, std::shared_ptr<const void> source) {
   ByteReader saved = in;
   ConstantPool pool;
   pool.origin_ = Id::next();
-  if (pool.parse_fast(in)) return pool;
+  if (pool.parse_fast(in, source == nullptr)) {
+    pool.source_ = std::move(source);
+    return pool;
+  }
   in = saved;
-  auto checked = parse_checked(in);
+  auto checked = parse_checked(in);  // copies the texts: the rare case
   if (checked) checked->origin_ = pool.origin_;
   return checked;
 }
@@ -223,7 +231,7 @@ uint32_t be32(const uint8_t* p) {
 // Parses a well-formed pool straight from the bytes, with one bounds check per entry (every
 // class parsed goes through here); false on anything parse_checked would report, which then
 // parses again for the error.
-bool ConstantPool::parse_fast(ByteReader& in) {
+bool ConstantPool::parse_fast(ByteReader& in, bool copy_text) {
   std::span<const uint8_t> bytes = in.rest();
   if (bytes.size() < 2) return false;
   const uint8_t* p = bytes.data();
@@ -245,7 +253,8 @@ bool ConstantPool::parse_fast(ByteReader& in) {
       case CpTag::kUtf8: {
         if (left < 3 || left - 3 < be16(p + 1)) return false;
         size_t n = be16(p + 1);
-        // A view of the input for now; own_text_span copies all texts at the end.
+        // A view of the input: own_text_span copies all texts at the end, unless the
+        // pool keeps the input (parse with a source).
         e.utf8 = std::string_view(reinterpret_cast<const char*>(p + 3), n);
         if (text_lo == nullptr) text_lo = e.utf8.data();
         text_hi = e.utf8.data() + n;
@@ -296,7 +305,7 @@ bool ConstantPool::parse_fast(ByteReader& in) {
     }
   }
   if (!references_sound()) return false;
-  own_text_span(text_lo, text_hi);
+  if (copy_text) own_text_span(text_lo, text_hi);
   in.skip(static_cast<size_t>(p - bytes.data()));
   return true;
 }

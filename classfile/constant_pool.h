@@ -74,6 +74,9 @@ class ConstantPool {
 
   // Parses constant_pool_count and the entries. Checks every cross-reference's index and tag.
   static Result<ConstantPool> parse(ByteReader& in);
+  // The same for bytes that `source` owns: the parsed Utf8 texts stay views of them (the pool
+  // keeps `source` alive) instead of being copied, since ClassFile::parse keeps its input.
+  static Result<ConstantPool> parse(ByteReader& in, std::shared_ptr<const void> source);
   void write(ByteWriter& out) const;
   // Writes the entries from index `first` on (without the count).
   void write_entries(ByteWriter& out, uint32_t first) const;
@@ -148,7 +151,7 @@ class ConstantPool {
 
  private:
   static Result<ConstantPool> parse_checked(ByteReader& in);
-  bool parse_fast(ByteReader& in);
+  bool parse_fast(ByteReader& in, bool copy_text);
   bool references_sound() const;
   static size_t hash_of(CpTag tag, uint16_t a, uint16_t b, uint64_t bits, std::string_view utf8);
   static size_t hash_of(const CpEntry& e);
@@ -185,10 +188,11 @@ class ConstantPool {
   std::vector<CpEntry> entries_;  // entries_[0] is unusable
   Id id_;
   uint64_t origin_ = 0;  // see parse_origin
-  // The text of Utf8 entries: parsed ones in one buffer, added ones packed into blocks that
-  // never move (so views stay valid as more are added; a rewrite adds a key string per
-  // site, and a string each cost two allocations).
+  // The text of Utf8 entries: parsed ones in one buffer (or in source_), added ones packed
+  // into blocks that never move (so views stay valid as more are added; a rewrite adds a key
+  // string per site, and a string each cost two allocations).
   std::vector<char> parsed_text_;
+  std::shared_ptr<const void> source_;  // or the parsed texts are views of this (see parse)
   std::vector<std::unique_ptr<char[]>> added_blocks_;
   char* added_cursor_ = nullptr;  // where the next added text goes, in the last block
   size_t added_block_free_ = 0;   // bytes left there

@@ -123,59 +123,74 @@ bool quick_vtypes(const uint8_t*& p, const uint8_t* end, size_t count, List& out
   return true;
 }
 
-// decode_stack_map_table_into for a well-formed table, reading the bytes directly (every
-// method with branches has one); false on anything the checked decoder reports.
-bool quick_frames(std::span<const uint8_t> body, const Frame& initial,
-                  std::vector<OffsetFrame>& frames) {
-  frames.clear();
+// A well-formed table, read straight from the bytes (every method with branches has one):
+// each frame is built where place(offset) says (an empty Frame), starting from the previous
+// frame's locals. False on anything the checked decoder reports, or when place refuses (null).
+template <class Place>
+bool quick_frames(std::span<const uint8_t> body, const Frame& initial, Place&& place) {
   const uint8_t* p = body.data();
   const uint8_t* end = p + body.size();
   if (end - p < 2) return false;
   size_t count = static_cast<size_t>(p[0] << 8 | p[1]);
   p += 2;
-  frames.reserve(std::min<size_t>(count, static_cast<size_t>(end - p)));
   auto u2 = [&](uint32_t& v) {
     if (end - p < 2) return false;
     v = static_cast<uint32_t>(p[0] << 8 | p[1]);
     p += 2;
     return true;
   };
+  const Frame* prev = &initial;
+  int64_t prev_offset = -1;
   for (size_t i = 0; i < count; ++i) {
     if (p >= end) return false;
-    const Frame& prev = frames.empty() ? initial : frames.back().frame;
     uint8_t type = *p++;
-    OffsetFrame f{0, Frame{prev.locals, {}}};
     uint32_t delta = type;
+    if (type > kSameMax && type <= kSameLocals1Max) {
+      delta = type - kSameLocals1Min;
+    } else if (type > kSameLocals1Max && type <= kReservedMax) {
+      return false;
+    } else if (type > kReservedMax && !u2(delta)) {
+      return false;
+    }
+    // The first frame sits at offset_delta; each later one at previous + offset_delta + 1.
+    int64_t offset = prev_offset + delta + 1;
+    Frame* f = place(static_cast<uint32_t>(offset));
+    if (f == nullptr) return false;
+    f->locals = prev->locals;
     if (type <= kSameMax) {
       // same_frame
-    } else if (type <= kSameLocals1Max) {
-      delta = type - kSameLocals1Min;
-      if (!quick_vtype(p, end, f.frame.stack)) return false;
-    } else if (type <= kReservedMax) {
-      return false;
-    } else {
-      if (!u2(delta)) return false;
-      if (type == kSameLocals1Extended) {
-        if (!quick_vtype(p, end, f.frame.stack)) return false;
-      } else if (type < kSameExtended) {
-        size_t chop = kSameExtended - type;
-        if (chop > f.frame.locals.size()) return false;
-        f.frame.locals.resize(f.frame.locals.size() - chop);
-      } else if (type > kSameExtended && type <= kAppendMax) {
-        if (!quick_vtypes(p, end, type - kSameExtended, f.frame.locals)) return false;
-      } else if (type == kFull) {
-        uint32_t n = 0;
-        f.frame.locals.clear();
-        if (!u2(n) || !quick_vtypes(p, end, n, f.frame.locals) || !u2(n) ||
-            !quick_vtypes(p, end, n, f.frame.stack)) {
-          return false;
-        }
+    } else if (type <= kSameLocals1Max || type == kSameLocals1Extended) {
+      if (!quick_vtype(p, end, f->stack)) return false;
+    } else if (type < kSameExtended) {
+      size_t chop = kSameExtended - type;
+      if (chop > f->locals.size()) return false;
+      f->locals.resize(f->locals.size() - chop);
+    } else if (type > kSameExtended && type <= kAppendMax) {
+      if (!quick_vtypes(p, end, type - kSameExtended, f->locals)) return false;
+    } else if (type == kFull) {
+      uint32_t n = 0;
+      f->locals.clear();
+      if (!u2(n) || !quick_vtypes(p, end, n, f->locals) || !u2(n) ||
+          !quick_vtypes(p, end, n, f->stack)) {
+        return false;
       }
     }
-    f.offset = frames.empty() ? delta : frames.back().offset + delta + 1;
-    frames.push_back(std::move(f));
+    prev = f;
+    prev_offset = offset;
   }
   return p == end;
+}
+
+bool quick_frames(std::span<const uint8_t> body, const Frame& initial,
+                  std::vector<OffsetFrame>& frames) {
+  frames.clear();
+  // A frame takes at least a byte, so the vector never grows past this while `prev` points
+  // into it.
+  size_t count = body.size() < 2 ? 0 : static_cast<size_t>(body[0] << 8 | body[1]);
+  frames.reserve(std::min(count, body.size()));
+  return quick_frames(body, initial, [&frames](uint32_t offset) {
+    return &frames.emplace_back(OffsetFrame{offset, {}}).frame;
+  });
 }
 
 }  // namespace
@@ -206,6 +221,12 @@ Status decode_stack_map_table_into(std::span<const uint8_t> body, const Frame& i
                           std::to_string(in.remaining()) + " trailing bytes after StackMapTable");
   }
   return Ok{};
+}
+
+bool decode_stack_map_table_placed(std::span<const uint8_t> body, const Frame& initial,
+                                   Frame* (*place)(void* context, uint32_t offset), void* context) {
+  return quick_frames(body, initial,
+                      [place, context](uint32_t offset) { return place(context, offset); });
 }
 
 Result<std::vector<OffsetFrame>> decode_stack_map_table(std::span<const uint8_t> body,
@@ -449,8 +470,10 @@ bool quick_field_type(std::string_view desc, size_t& pos, ParsedType& t) {
       size_t semi = desc.find(';', pos);
       if (semi == std::string_view::npos || semi == pos) return false;
       std::string_view name = desc.substr(pos, semi - pos);
-      for (char n : name) {
-        if (n == '.' || n == '[') return false;
+      // Two memchr scans: a byte loop testing both characters cost more, per parameter of
+      // every entry frame.
+      if (name.find('.') != std::string_view::npos || name.find('[') != std::string_view::npos) {
+        return false;
       }
       t = ParsedType{VTag::kObject, name};
       pos = semi + 1;
