@@ -456,7 +456,12 @@ bool FastBuilder::frames(const Attribute& a) {
   auto initial =
       initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
   if (!initial) return false;
-  return decode_stack_map_table_into(a.data, *initial.value(), s_.frames).ok();
+  if (!decode_stack_map_table_into(a.data, *initial.value(), s_.frames).ok()) return false;
+  // A type naming no Class entry: the checked builder's decode_frames says so.
+  for (const OffsetFrame& f : s_.frames) {
+    if (bad_frame_class(f.frame, cf_.pool, parsed_, *initial.value())) return false;
+  }
+  return true;
 }
 
 // The attributes of the Code attribute, in their order (the entry frame, which may add pool
@@ -862,6 +867,8 @@ bool FastBuilder::frames_direct() {
     // A frame past max_locals or max_stack: the checked builder's check_frame_sizes.
     if (slot_count(label.frame->locals) > s_.code.max_locals) return false;
     if (slot_count(label.frame->stack) > s_.code.max_stack) return false;
+    // A type naming no Class entry: the checked builder's decode_frames.
+    if (bad_frame_class(*label.frame, cf_.pool, parsed_, *initial.value())) return false;
     relabel_uninitialized(*label.frame);
   }
   return true;

@@ -869,7 +869,15 @@ Status Builder::decode_frames(const Attribute& a) {
   auto initial =
       initial_frame_ref(cf_.pool, m_.class_name, m_.method_name, m_.descriptor, m_.access_flags);
   if (!initial) return initial.error();
-  return decode_stack_map_table_into(a.data, *initial.value(), t_.frames);
+  if (auto s = decode_stack_map_table_into(a.data, *initial.value(), t_.frames); !s) return s;
+  for (const OffsetFrame& f : t_.frames) {
+    if (const VType* bad =
+            bad_frame_class(f.frame, cf_.pool, cf_.parsed_pool_count(), *initial.value())) {
+      return Error::at_code(f.offset, "StackMapTable frame names pool #" +
+                                          std::to_string(bad->data) + ", not a Class entry");
+    }
+  }
+  return Ok{};
 }
 
 Status Builder::decode_type_annotations(const Attribute& a, std::vector<CodeTypeAnnotation>& out) {

@@ -2,7 +2,9 @@
 // (code_ir_builder.cpp and code_ir_checked.cpp). Internal to the class-file layer.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "classfile/class_file.h"
@@ -77,6 +79,26 @@ constexpr LocalUse local_use(const Insn& insn) {
   }
   if (o == op::kIinc || o == op::kRet) return {a, 1};
   return {};
+}
+
+// The first Object type of `f` that names no Class entry (JVMS 4.7.4: an Object_variable_info's
+// cpool_index must name a CONSTANT_Class_info), or nullptr. Valid are Class entries of the pool
+// as parsed, and the entry frame's types: computing it may add the parameters' classes to the
+// pool, and the StackMapTable's frames carry those along. (A frame naming, out of range, the
+// very index the entry frame then added cannot be told apart; that is the one gap.) The
+// rewriter casts to these types in the code it writes, so a bad one must be refused here.
+inline const VType* bad_frame_class(const Frame& f, const ConstantPool& pool, uint32_t parsed,
+                                    const Frame& initial) {
+  for (std::span<const VType> list : f.lists()) {
+    for (const VType& v : list) {
+      if (v.tag != VTag::kObject) continue;
+      if (v.data < parsed && pool.tag(v.data) == CpTag::kClass) continue;
+      if (std::find(initial.locals.begin(), initial.locals.end(), v) != initial.locals.end())
+        continue;
+      return &v;
+    }
+  }
+  return nullptr;
 }
 
 // The method being built, as views into its class (MethodContext would copy the strings,

@@ -533,6 +533,26 @@ TEST_CASE("build_code_ir refuses frames larger than max_locals or max_stack from
   CHECK(ir_of_code(branch, {}, 50, {{14, three_locals}}, 2).ok());
 }
 
+TEST_CASE("build_code_ir refuses a frame type that names no Class entry", "[code_ir]") {
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return (static, no parameters).
+  const std::vector<uint8_t> branch = {0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1};
+  // full_frame at 6, locals [Object #index], empty stack.
+  auto frame_naming = [](uint16_t index) {
+    return std::vector<uint8_t>{
+        0, 1, 255, 0, 6, 0, 1, 7, static_cast<uint8_t>(index >> 8), static_cast<uint8_t>(index),
+        0, 0};
+  };
+  CHECK(ir_of_code(branch, {}, 52, {{14, frame_naming(2)}}).ok());  // #2 Class T
+  check_rejected(ir_of_code(branch, {}, 52, {{14, frame_naming(13)}}), 6,
+                 "StackMapTable frame names pool #13, not a Class entry");
+  check_rejected(ir_of_code(branch, {}, 52, {{14, frame_naming(63512)}}), 6,
+                 "StackMapTable frame names pool #63512, not a Class entry");
+  // Version 50 too: HotSpot would fall back to the old verifier and ignore the table, but the
+  // rewriter casts to frame types in the code it writes, so the method is refused.
+  check_rejected(ir_of_code(branch, {}, 50, {{14, frame_naming(13)}}), 6,
+                 "StackMapTable frame names pool #13, not a Class entry");
+}
+
 TEST_CASE("build_code_ir keeps offsets, frames and Uninitialized labels", "[code_ir]") {
   ClassFile cf = load_fixture("Constructors");
   const Member* m = find_method(cf, "nestedNew");
