@@ -3,10 +3,10 @@
 // Two kinds of check. A counting check decrements the sample counter and takes a sample when
 // it reaches zero (the paper's check). A flag check, for small loop-free methods
 // (DupPlan::flag_checks), only reads `Duplex.sampling`: the duplicated code sets it to its
-// thread around each call it makes, so such a method runs its duplicated code when a sampled
-// caller of its own thread calls it (directly, or through uninstrumented code in between). The
-// entry check of every counting method clears the flag (its own thread's), so a sample never
-// extends into a method that samples itself.
+// thread before each call it makes (and clears it where it leaves the copy), so such a method
+// runs its duplicated code when a sampled caller of its own thread calls it (directly, or
+// through uninstrumented code in between). The entry check of every counting method clears
+// the flag (its own thread's), so a sample never extends into a method that samples itself.
 #pragma once
 
 #include <cstdint>
