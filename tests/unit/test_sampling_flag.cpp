@@ -151,6 +151,7 @@ struct Layout {
   Mode mode;
   bool outline;
   bool hand_back;
+  uint32_t caller_sampled_bytes = 0;
 };
 
 }  // namespace
@@ -165,11 +166,13 @@ TEST_CASE("sampling flag: set for the copy's calls, unset wherever control leave
                         Layout{"checks, outlined", Mode::kChecksOnly, true, false},
                         Layout{"full, hand-back", Mode::kFull, true, true},
                         Layout{"full, inline", Mode::kFull, false, false},
-                        Layout{"partial, inline", Mode::kPartial, false, false}}) {
+                        Layout{"partial, inline", Mode::kPartial, false, false},
+                        Layout{"full, sampled through callers", Mode::kFull, true, false, 325}}) {
     RewriteOptions options;
     options.mode = layout.mode;
     options.outline = layout.outline;
     options.hand_back = layout.hand_back;
+    options.caller_sampled_max_bytes = layout.caller_sampled_bytes;
     if (layout.mode != Mode::kChecksOnly) {
       options.instrumentations = {make_builtin_instrumentation("call-edge"),
                                   make_builtin_instrumentation("field-access")};
