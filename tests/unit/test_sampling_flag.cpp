@@ -5,6 +5,7 @@
 // checking code and no return or athrow may be reached with the flag as duplicated code set it.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -136,11 +137,14 @@ struct FlagWalk {
   }
 };
 
+// The test fixtures, or (DUPLEX_FIXTURES_DIR set) any directory of classes, such as a jar
+// unpacked, to check the protocol on real code.
 std::vector<fs::path> fixture_classes() {
+  const char* env = std::getenv("DUPLEX_FIXTURES_DIR");
   std::vector<fs::path> out;
   std::error_code ec;
-  for (fs::recursive_directory_iterator it(DUPLEX_FIXTURES_DIR, ec), end; !ec && it != end;
-       it.increment(ec)) {
+  for (fs::recursive_directory_iterator it(env ? env : DUPLEX_FIXTURES_DIR, ec), end;
+       !ec && it != end; it.increment(ec)) {
     if (it->path().extension() == ".class") out.push_back(it->path());
   }
   return out;
