@@ -10,7 +10,7 @@ geometric mean of the ratios, one column per binary. Without --duplex: this chec
 build/tools/duplex. For changes to what the rewriter emits: no program is run.
 """
 import argparse
-import math
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -60,8 +60,7 @@ def main():
                 print("%-8s %-18s %s" % (mode, jar.stem, "   ".join(cells)))
             cells = []
             for b in binaries:
-                n = len(ratios[b])
-                gm = [math.exp(sum(math.log(r[k]) for r in ratios[b]) / n) for k in (0, 1)]
+                gm = [statistics.geometric_mean(r[k] for r in ratios[b]) for k in (0, 1)]
                 cells.append("%+.1f%% / %+.1f%%" % (100 * (gm[0] - 1), 100 * (gm[1] - 1)))
             print("%-8s %-18s %s" % (mode, "geo. mean", "   ".join(cells)))
 

@@ -763,7 +763,7 @@ class Duplicator {
   // ---- duplicated code ----
 
   Status emit_duplicated_code() {
-    find_flag_set_on_entry();
+    find_flag_facts();
     if (has_entry_events_) {
       place(dup_entry_);
       if (auto s = emit_events(m_, sites_.entry(), pool_, out_, first_temp_local()); !s) return s;
@@ -882,11 +882,11 @@ class Duplicator {
     return fact(b, kHasCall) || fact(b, kSetOnEntry);
   }
 
-  // Which blocks the copy may enter with the flag set: a forward data flow over the copy's
-  // edges that stay in it. Back edges leave the copy, so its edges mostly go forward and one
-  // pass usually settles it. The copy's entries start with the flag as the sample found it,
-  // which is not this copy's to clear.
-  void find_flag_set_on_entry() {
+  // Each kept block's FlagFacts, and then which blocks the copy may enter with the flag set
+  // (kSetOnEntry): a forward data flow over the copy's edges that stay in it. Back edges leave the
+  // copy, so its edges mostly go forward and one pass usually settles it. The copy's entries start
+  // with the flag as the sample found it, which is not this copy's to clear.
+  void find_flag_facts() {
     const uint32_t n = static_cast<uint32_t>(cfg_.blocks.size());
     flag_facts_.assign(n, 0);
     for (uint32_t b = 0; b < n; ++b) {
