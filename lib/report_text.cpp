@@ -48,8 +48,9 @@ std::vector<std::pair<std::string, std::string>> run_lines(const RunInfo& run) {
   };
   add("mode", run.get("mode"));
   add("profile", run.get("profile"));
-  add("sampling", joined({named(run, "interval"), named(run, "jitter"), named(run, "trigger"),
-                          named(run, "timer-ms"), named(run, "counter"), named(run, "seed")}));
+  add("sampling", joined({named(run, "interval"), named(run, "jitter"), named(run, "burst"),
+                          named(run, "trigger"), named(run, "timer-ms"), named(run, "counter"),
+                          named(run, "seed")}));
   add("samples", joined({run.get("samples"), named(run, "checks"), named(run, "entries"),
                          named(run, "backedges")}));
   std::string jvm = run.get("jvm-name");

@@ -45,6 +45,7 @@ const char* check_runtime_value(const std::string& key, const std::string& v, bo
   int64_t n = 0;
   if (key == "interval") return parse_int64(v, 0, INT_MAX - 1, n) ? nullptr : "an integer >= 0";
   if (key == "jitter") return parse_fraction(v) ? nullptr : "a fraction 0..1";
+  if (key == "burst") return parse_int64(v, 1, 1000000, n) ? nullptr : "an integer 1..1000000";
   if (key == "seed") return parse_int64(v, LLONG_MIN, LLONG_MAX, n) ? nullptr : "a long";
   if (key == "trigger") return one_of(v, {"counter", "timer"}) ? nullptr : "counter or timer";
   if (key == "timerMs") return parse_int64(v, 1, INT_MAX, n) ? nullptr : "an integer >= 1";
@@ -177,7 +178,7 @@ int64_t parse_duration_ms(const std::string& text) {
 }
 
 const char* agent_options_help() {
-  return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, seed, trigger, "
+  return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
          "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache, layout, "
          "check, flagCheckBytes, callerSampledBytes";
 }

@@ -72,6 +72,7 @@ final class Children {
     expectEq(100, RuntimeTest.sampleIndices(1000).size(), "global, interval 10");
     RuntimeTest.tickAndExpired();
     RuntimeTest.intervals();
+    RuntimeTest.bursts();
     Element run = elements(parse(Duplex.profileXml()), "run").get(0);
     expectEq("global", run.getAttribute("counter"), "counter attribute");
   }
@@ -137,6 +138,14 @@ final class Children {
     expect(resumed == 1 || resumed == 2, "samples after ticks resume: " + resumed);
     Element run = elements(parse(Duplex.profileXml()), "run").get(0);
     expectEq("timer", run.getAttribute("trigger"), "trigger attribute");
+    // burst=3: a tick's sample is followed by samples at the next two checks.
+    Duplex.configure("burst=3");
+    Thread.sleep(50);
+    List<Integer> hits = RuntimeTest.sampleIndices(1000);
+    expect(hits.size() == 3 || hits.size() == 6, "a burst of 3 per tick seen: " + hits);
+    expect(hits.get(1) == hits.get(0) + 1 && hits.get(2) == hits.get(0) + 2,
+        "a burst's samples are at consecutive checks: " + hits);
+    Duplex.configure("burst=1");
     expectEq("5", run.getAttribute("timer-ms"), "timer-ms attribute");
   }
 

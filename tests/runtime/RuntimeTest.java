@@ -55,6 +55,7 @@ public final class RuntimeTest {
       test("interval 1, 10, 0", RuntimeTest::intervals);
       test("setInterval while running", RuntimeTest::setIntervalWhileRunning);
       test("jitter keeps the mean and is deterministic", RuntimeTest::jitter);
+      test("bursts: samples at consecutive checks", RuntimeTest::bursts);
       test("field and event counts", RuntimeTest::fieldsAndEvents);
       test("concurrent counting is exact", RuntimeTest::concurrentCounts);
       test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
@@ -294,6 +295,37 @@ public final class RuntimeTest {
     Duplex.configure("jitter=0,interval=1000");
   }
 
+  /**
+   * burst=4 at interval 10, no jitter: the counter fires at the 10th check, the next three checks
+   * sample too, then the next interval is counted: samples at 9-12, 22-25, 35-38, ... Changing
+   * the burst alone keeps the interval's counting; setInterval starts it afresh.
+   */
+  static void bursts() throws Exception {
+    String jitterBefore = Duplex.getOption("jitter");
+    Duplex.configure("jitter=0,burst=4");
+    Duplex.setInterval(1);
+    Duplex.setInterval(10);
+    int n = 140;
+    List<Integer> want = new ArrayList<>();
+    for (int start = 9; start < n; start += 13) {
+      for (int k = 0; k < 4 && start + k < n; k++) want.add(start + k);
+    }
+    expectEq(want, sampleIndices(n), "sample indices with burst=4, interval 10");
+    expectEq((long) want.size(), Duplex.samplesTaken(), "every sample of a burst is counted");
+    Element run = elements(parse(Duplex.profileXml()), "run").get(0);
+    expectEq("4", run.getAttribute("burst"), "burst attribute");
+    // A burst cut short by a new interval is forgotten: counting starts afresh.
+    Duplex.setInterval(1);
+    Duplex.setInterval(10);
+    List<Integer> again = sampleIndices(n);
+    expectEq(want, again, "the same indices after setInterval");
+    Duplex.configure("burst=1,jitter=" + jitterBefore);
+    Duplex.setInterval(1);
+    Duplex.setInterval(10);
+    expectEq(Arrays.asList(9, 19, 29), sampleIndices(30), "burst=1: one sample per interval");
+    Duplex.setInterval(1000);
+  }
+
   static List<Integer> seededGaps() {
     Duplex.setInterval(1);
     Duplex.configure("interval=100,seed=42");
@@ -417,7 +449,7 @@ public final class RuntimeTest {
     expectEq("counter", run.getAttribute("trigger"), "trigger");
     expectEq("striped", run.getAttribute("counter"), "counter");
     expectEq("api", run.getAttribute("reason"), "reason");
-    for (String a : new String[] {"jitter", "seed", "samples", "jvm-name", "jvm-version", "start",
+    for (String a : new String[] {"jitter", "burst", "seed", "samples", "jvm-name", "jvm-version", "start",
              "end", "duration-ms", "counts-since"}) {
       expect(run.hasAttribute(a), "run attribute " + a);
     }
@@ -578,6 +610,9 @@ public final class RuntimeTest {
     expectThrows(
         () -> Duplex.configure("jitter=1.5"), "duplex: bad value for duplex.jitter: \"1.5\"");
     expectThrows(() -> Duplex.configure("log=loud"), "duplex: bad value for duplex.log: \"loud\"");
+    expectThrows(() -> Duplex.configure("burst=0"), "duplex: bad value for duplex.burst: \"0\"");
+    expectThrows(
+        () -> Duplex.configure("burst=1000001"), "duplex: bad value for duplex.burst: \"1000001\"");
     expectThrows(() -> Duplex.configure("nosuch=1"), "duplex: unknown option \"nosuch\"");
     expectThrows(
         () -> Duplex.configure("interval"), "duplex: bad option \"interval\" (expected key=value)");
@@ -878,6 +913,7 @@ public final class RuntimeTest {
     String[][] cases = {
         {"-Dduplex.interval=abc", "duplex: bad value for duplex.interval: \"abc\""},
         {"-Dduplex.jitter=1.5", "duplex: bad value for duplex.jitter: \"1.5\""},
+        {"-Dduplex.burst=x", "duplex: bad value for duplex.burst: \"x\""},
         {"-Dduplex.counter=stripy", "duplex: bad value for duplex.counter: \"stripy\""},
         {"-Dduplex.trigger=", "duplex: bad value for duplex.trigger: \"\""},
         {"-Dduplex.countChecks=yes", "duplex: bad value for duplex.countChecks: \"yes\""},

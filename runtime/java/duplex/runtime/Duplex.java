@@ -92,6 +92,7 @@ public final class Duplex {
 
   static volatile int interval;
   static volatile double jitter;
+  static volatile int burst;
   static volatile int timerMs;
   static volatile long dumpMs;
   static volatile String out;
@@ -131,6 +132,7 @@ public final class Duplex {
     options = o;
     interval = o.interval;
     jitter = o.jitter;
+    burst = o.burst;
     timerMs = o.timerMs;
     dumpMs = o.dumpMs;
     out = o.out;
@@ -297,13 +299,15 @@ public final class Duplex {
       return false;
     }
     if (TIMER) {
-      counter = TIMER_POLL;
       int t = ticks;
-      if (t == tickSeen) return false; // no tick since the last sample: poll again later
+      if (t == tickSeen && !Sampler.inBurst()) {
+        counter = TIMER_POLL; // no tick since the last sample: poll again later
+        return false;
+      }
       tickSeen = t;
-      Sampler.countSample();
+      counter = Sampler.timerSample(burst) ? 1 : TIMER_POLL;
     } else {
-      counter = Sampler.sample(iv, jitter);
+      counter = Sampler.sample(iv, jitter, burst);
     }
     return true;
   }
@@ -315,13 +319,15 @@ public final class Duplex {
       return false;
     }
     if (TIMER) {
-      s.counter = TIMER_POLL;
       int t = ticks;
-      if (t == s.tickSeen) return false; // no tick since this stripe's last sample
+      if (t == s.tickSeen && s.burstTaken == 0) {
+        s.counter = TIMER_POLL; // no tick since this stripe's last sample
+        return false;
+      }
       s.tickSeen = t;
-      s.samples++;
+      s.counter = Sampler.timerSample(s, burst) ? 1 : TIMER_POLL;
     } else {
-      s.counter = Sampler.sample(s, iv, jitter);
+      s.counter = Sampler.sample(s, iv, jitter, burst);
     }
     return true;
   }
@@ -737,6 +743,7 @@ public final class Duplex {
     Options prev = options;
     options = next;
     jitter = next.jitter;
+    burst = next.burst;
     timerMs = next.timerMs;
     out = next.out;
     Log.level = next.log;
@@ -766,10 +773,12 @@ public final class Duplex {
     int start = TIMER ? TIMER_POLL : iv <= 0 ? OFF : iv;
     int t = ticks; // timer mode: wait for the next tick
     tickSeen = t;
+    Sampler.endBurst();
     if (SPECIAL) {
       for (Stripe s : STRIPES) {
         s.counter = start;
         s.tickSeen = t;
+        s.burstTaken = 0;
       }
       counter = 0;
     } else {

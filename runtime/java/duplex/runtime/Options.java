@@ -20,6 +20,7 @@ final class Options implements Cloneable {
   static final String[] NAMES = {
       "interval",
       "jitter",
+      "burst",
       "seed",
       "trigger",
       "timerMs",
@@ -34,8 +35,12 @@ final class Options implements Cloneable {
 
   static final long DEFAULT_SEED = 0x2545F4914F6CDD1DL;
 
+  /** A burst longer than this would be a second sampling interval, not a burst. */
+  static final int MAX_BURST = 1000000;
+
   int interval = 1000;
   double jitter = 0.1;  // breaks aliasing with periodic programs (see docs/profile-format.md)
+  int burst = 1;  // consecutive checks each sample takes (docs/profile-format.md)
   long seed = DEFAULT_SEED;
   boolean seedSet = false;
   boolean timerTrigger = false;
@@ -116,6 +121,8 @@ final class Options implements Cloneable {
       interval = (int) parseLong(key, v, 0, Integer.MAX_VALUE - 1);
     } else if (key.equals("jitter")) {
       jitter = parseFraction(key, v);
+    } else if (key.equals("burst")) {
+      burst = (int) parseLong(key, v, 1, MAX_BURST);
     } else if (key.equals("seed")) {
       seed = parseLong(key, v, Long.MIN_VALUE, Long.MAX_VALUE);
       seedSet = true;
@@ -155,6 +162,7 @@ final class Options implements Cloneable {
   String get(String key) {
     if (key.equals("interval")) return Integer.toString(interval);
     if (key.equals("jitter")) return Double.toString(jitter);
+    if (key.equals("burst")) return Integer.toString(burst);
     if (key.equals("seed")) return Long.toString(seed);
     if (key.equals("trigger")) return timerTrigger ? "timer" : "counter";
     if (key.equals("timerMs")) return Integer.toString(timerMs);

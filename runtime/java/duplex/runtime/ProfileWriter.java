@@ -83,6 +83,7 @@ final class ProfileWriter {
     attr(sb, "profile", o.profile);
     attr(sb, "interval", Integer.toString(Duplex.interval));
     attr(sb, "jitter", Double.toString(o.jitter));
+    attr(sb, "burst", Integer.toString(o.burst));
     attr(sb, "seed", Long.toString(o.seed));
     attr(sb, "trigger", Duplex.timerTrigger() ? "timer" : "counter");
     if (Duplex.timerTrigger()) attr(sb, "timer-ms", Integer.toString(o.timerMs));

@@ -14,6 +14,7 @@ final class Sampler {
 
   // All guarded by LOCK.
   private static long rng = mix(Options.DEFAULT_SEED);
+  private static int burstTaken; // samples taken of the current burst
   private static long samples;
   private static long checks;
   private static long entries;
@@ -37,12 +38,15 @@ final class Sampler {
 
   /**
    * Counts one sample and returns the next counter value for a sampling interval {@code interval}
-   * (> 0): the interval plus a uniform random offset in [-jitter, +jitter] * interval, truncated
-   * toward zero so its mean stays the interval, never below 1.
+   * (> 0): 1 while the current burst has samples to take (the next check samples too), else the
+   * interval plus a uniform random offset in [-jitter, +jitter] * interval, truncated toward zero
+   * so its mean stays the interval, never below 1.
    */
-  static int sample(int interval, double jitter) {
+  static int sample(int interval, double jitter, int burst) {
     synchronized (LOCK) {
       samples++;
+      if (++burstTaken < burst) return 1;
+      burstTaken = 0;
       if (jitter == 0.0) return interval;
       rng = xorshift(rng);
       return jittered(rng, interval, jitter);
@@ -53,8 +57,10 @@ final class Sampler {
    * The striped counter's form of {@link #sample}: the stripe's own PRNG and sample count, no
    * lock (threads on different stripes never share a line). Called by a thread of the stripe.
    */
-  static int sample(Stripe s, int interval, double jitter) {
+  static int sample(Stripe s, int interval, double jitter, int burst) {
     s.samples++;
+    if (++s.burstTaken < burst) return 1;
+    s.burstTaken = 0;
     if (jitter == 0.0) return interval;
     s.rng = xorshift(s.rng);
     return jittered(s.rng, interval, jitter);
@@ -82,10 +88,38 @@ final class Sampler {
     return (int) next;
   }
 
-  /** Counts one sample that needs no new interval (timer trigger). */
-  static void countSample() {
+  /**
+   * Counts one sample of the timer trigger; true while the current burst has samples to take
+   * (the next check samples too), false once it is complete (wait for the next tick).
+   */
+  static boolean timerSample(int burst) {
     synchronized (LOCK) {
       samples++;
+      if (++burstTaken < burst) return true;
+      burstTaken = 0;
+      return false;
+    }
+  }
+
+  /** The striped counter's form of {@link #timerSample(int)}. */
+  static boolean timerSample(Stripe s, int burst) {
+    s.samples++;
+    if (++s.burstTaken < burst) return true;
+    s.burstTaken = 0;
+    return false;
+  }
+
+  /** Forgets a burst in progress (the counters start afresh). */
+  static void endBurst() {
+    synchronized (LOCK) {
+      burstTaken = 0;
+    }
+  }
+
+  /** True between the first and the last sample of a burst (global counter). */
+  static boolean inBurst() {
+    synchronized (LOCK) {
+      return burstTaken > 0;
     }
   }
 

@@ -29,4 +29,6 @@ class StripeFields extends StripePad {
   long rng;
   /** Samples taken on this stripe (written by its threads only; racy if two share it). */
   long samples;
+  /** Samples taken of the stripe's current burst (the burst option). */
+  int burstTaken;
 }

@@ -1,0 +1,54 @@
+#!/usr/bin/env python3
+"""meson test 'bench-whole-ab': whole_ab.py's settings and accuracy (no program runs).
+
+A setting names an interval and runtime settings; a malformed one is refused with its text. The
+accuracy column is the overlap of two profiles, read from their XML."""
+import sys
+import tempfile
+from pathlib import Path
+
+sys.dont_write_bytecode = True
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+import whole_ab  # noqa: E402
+
+PROFILE = """<?xml version="1.0" encoding="UTF-8"?>
+<duplex-profile version="1">
+  <run interval="1000" burst="1" samples="%d"/>
+  <call-edges distinct="2" total="%d">
+    <edge caller-class="A" caller-method="m" caller-descriptor="()V" offset="1" callee="B.f()V" count="%d"/>
+    <edge caller-class="A" caller-method="m" caller-descriptor="()V" offset="5" callee="B.g()V" count="%d"/>
+  </call-edges>
+  <field-accesses distinct="1" reads="%d" writes="0">
+    <field key="A.x:I" owner="A" name="x" descriptor="I" reads="%d" writes="0"/>
+  </field-accesses>
+</duplex-profile>
+"""
+
+
+def refused(text):
+    try:
+        whole_ab.parse_setting(text)
+    except SystemExit as e:
+        assert text in str(e), "message %r does not name %r" % (str(e), text)
+        return
+    raise AssertionError("accepted: " + text)
+
+
+def main():
+    s = whole_ab.parse_setting("b4=1000,burst=4,jitter=0")
+    assert s == {"name": "b4", "interval": 1000, "settings": {"burst": "4", "jitter": "0"}}, s
+    assert whole_ab.parse_setting("i1=1") == {"name": "i1", "interval": 1, "settings": {}}
+    for bad in ("b4", "=1000", "b4=x", "b4=1000,burst", "b4=-5"):
+        refused(bad)
+    with tempfile.TemporaryDirectory() as d:
+        a, b = Path(d) / "a.xml", Path(d) / "b.xml"
+        a.write_text(PROFILE % (10, 100, 75, 25, 4, 4))  # shares 3/4, 1/4
+        b.write_text(PROFILE % (10, 100, 50, 50, 9, 9))  # shares 1/2, 1/2
+        # min(3/4, 1/2) + min(1/4, 1/2) = 75%; one field on both sides: 100%.
+        got = whole_ab.accuracy(a, b)
+        assert got == "75.0 / 100.0", got
+    print("whole_ab: ok")
+
+
+if __name__ == "__main__":
+    main()

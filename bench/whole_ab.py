@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+"""Side-by-side A/B of runtime settings on one program, in whole runs: overhead and accuracy.
+
+  whole_ab.py PROGRAM [--reps N] [--size small|large] [--mode MODE] [--seeds N] SETTING...
+
+A SETTING is NAME=INTERVAL[,KEY=VALUE...] with runtime settings (docs/profile-format.md), e.g.
+  i1000=1000    b4=1000,burst=4    i100=100    t10=1,trigger=timer,timerMs=10
+The program is rewritten once (--mode, both instrumentations) and every setting runs that same
+rewrite, so only the runtime's sampling differs. Each repetition runs the uninstrumented program
+and every setting once, in a shuffled order (one JVM each, start-up and JIT included). The table
+gives the median CPU time over the uninstrumented program's median, the range over repetitions,
+the samples, and the overlap (call-edge / field-access) of the first repetition's profile with
+the interval-1 profile of the same rewrite. --seeds N also runs the first setting with N jitter
+seeds and reports their overlaps with the reference, with each other, and merged (`duplex
+merge`): if they disagree with each other as much as with the reference, its error is sampling
+noise that more samples remove, not a bias. Output is checked against the original's.
+"""
+
+import argparse
+import itertools
+import random
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import benchlib  # noqa: E402
+import run_bench  # noqa: E402
+
+BOTH = "call-edge,field-access"
+
+
+def parse_setting(text):
+    name, _, rest = text.partition("=")
+    interval, *pairs = rest.split(",")
+    if not name or not interval.isdigit():
+        raise SystemExit("whole_ab.py: bad setting %r (expected NAME=INTERVAL[,KEY=VALUE...])" % text)
+    settings = {}
+    for p in pairs:
+        k, eq, v = p.partition("=")
+        if not eq:
+            raise SystemExit("whole_ab.py: bad runtime setting %r in %r" % (p, text))
+        settings[k] = v
+    return {"name": name, "interval": int(interval), "settings": settings}
+
+
+def accuracy(ref, prof):
+    a, b = run_bench.read_profile(ref), run_bench.read_profile(prof)
+    ce, fa = run_bench.overlap(a["ce"], b["ce"]), run_bench.overlap(a["fa"], b["fa"])
+    fmt = lambda x: "-" if x is None else "%.1f" % x
+    return "%s / %s" % (fmt(ce), fmt(fa))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("program")
+    ap.add_argument("settings", nargs="+")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size", choices=["small", "large"], default="small")
+    ap.add_argument("--mode", default="full")
+    ap.add_argument("--seeds", type=int, default=0)
+    a = ap.parse_args()
+    settings = [parse_setting(t) for t in a.settings]
+    w = benchlib.get(a.program)
+    extra = benchlib.prepare(w)
+    dest = benchlib.cache_dir() / "whole-ab" / w.name / a.mode
+    jars = [benchlib.instrument(j, dest, a.mode, BOTH).jar for j in w.app_jars]
+    profiles = dest / "profiles"
+    profiles.mkdir(parents=True, exist_ok=True)
+    reference_output = benchlib.run(w, extra, size=a.size).output
+
+    def run(interval, settings_, name):
+        prof = profiles / (name + ".xml")
+        r = benchlib.run(w, extra, jars, benchlib.runtime_opts(interval, prof, **settings_),
+                         size=a.size)
+        if not r.ok or r.output != reference_output:
+            raise SystemExit("whole_ab.py: %s %s failed or its output differs" % (w.name, name))
+        return r, prof
+
+    ref = run(1, {}, "interval-1")[1]
+    cpu = {"base": []}
+    cpu.update({s["name"]: [] for s in settings})
+    first = {}
+    for rep in range(a.reps):
+        order = [None] + settings
+        random.Random(rep).shuffle(order)
+        for s in order:
+            if s is None:
+                r = benchlib.run(w, extra, size=a.size)
+                cpu["base"].append(r.cpu)
+                continue
+            r, prof = run(s["interval"], s["settings"], "%s-%d" % (s["name"], rep))
+            cpu[s["name"]].append(r.cpu)
+            first.setdefault(s["name"], prof)
+    base = statistics.median(cpu["base"])
+    print("\n%s (%s input), %s, %d repetitions; uninstrumented %.2f s CPU\n" % (
+        w.name, a.size, a.mode, a.reps, base))
+    print("| setting | overhead, median (range) | samples | overlap with interval 1 (CE / FA) |")
+    print("| --- | --- | --- | --- |")
+    for s in settings:
+        c = cpu[s["name"]]
+        prof = first[s["name"]]
+        print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) | %d | %s |" % (
+            s["name"], 100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
+            100 * (max(c) / base - 1), run_bench.read_profile(prof)["samples"],
+            accuracy(ref, prof)))
+    if a.seeds:
+        seeds(a.seeds, settings[0], run, ref)
+
+
+def seeds(n, setting, run, ref):
+    profs = [run(setting["interval"], dict(setting["settings"], seed=str(1000 + k)),
+                 "%s-seed%d" % (setting["name"], k))[1] for k in range(n)]
+    print("\n%s with %d seeds (overlap CE / FA)\n" % (setting["name"], n))
+    for k, p in enumerate(profs):
+        print("- seed %d against interval 1: %s" % (k, accuracy(ref, p)))
+    for i, j in itertools.combinations(range(n), 2):
+        print("- seed %d against seed %d: %s" % (i, j, accuracy(profs[i], profs[j])))
+    merged = profs[0].parent / (setting["name"] + "-merged.xml")
+    subprocess.run([str(benchlib.DUPLEX), "merge", "-o", str(merged)] + [str(p) for p in profs],
+                   check=True, capture_output=True)
+    print("- the %d merged against interval 1: %s" % (n, accuracy(ref, merged)))
+
+
+if __name__ == "__main__":
+    benchlib.exit_on_sigterm()
+    main()
