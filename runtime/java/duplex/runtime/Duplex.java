@@ -325,7 +325,7 @@ public final class Duplex {
         return false;
       }
       s.tickSeen = t;
-      s.counter = Sampler.timerSample(s, burst) ? 1 : TIMER_POLL;
+      s.counter = Sampler.countInBurst(s, burst) ? 1 : TIMER_POLL;
     } else {
       s.counter = Sampler.sample(s, iv, jitter, burst);
     }

@@ -44,9 +44,7 @@ final class Sampler {
    */
   static int sample(int interval, double jitter, int burst) {
     synchronized (LOCK) {
-      samples++;
-      if (++burstTaken < burst) return 1;
-      burstTaken = 0;
+      if (countInBurst(burst)) return 1;
       if (jitter == 0.0) return interval;
       rng = xorshift(rng);
       return jittered(rng, interval, jitter);
@@ -58,9 +56,7 @@ final class Sampler {
    * lock (threads on different stripes never share a line). Called by a thread of the stripe.
    */
   static int sample(Stripe s, int interval, double jitter, int burst) {
-    s.samples++;
-    if (++s.burstTaken < burst) return 1;
-    s.burstTaken = 0;
+    if (countInBurst(s, burst)) return 1;
     if (jitter == 0.0) return interval;
     s.rng = xorshift(s.rng);
     return jittered(s.rng, interval, jitter);
@@ -94,15 +90,23 @@ final class Sampler {
    */
   static boolean timerSample(int burst) {
     synchronized (LOCK) {
-      samples++;
-      if (++burstTaken < burst) return true;
-      burstTaken = 0;
-      return false;
+      return countInBurst(burst);
     }
   }
 
-  /** The striped counter's form of {@link #timerSample(int)}. */
-  static boolean timerSample(Stripe s, int burst) {
+  /** Counts one sample; true while its burst has samples left to take. Called holding LOCK. */
+  private static boolean countInBurst(int burst) {
+    samples++;
+    if (++burstTaken < burst) return true;
+    burstTaken = 0;
+    return false;
+  }
+
+  /**
+   * The striped counter's form of {@link #countInBurst(int)}, for both triggers: counts one
+   * sample on the stripe; true while its burst has samples left to take. No lock.
+   */
+  static boolean countInBurst(Stripe s, int burst) {
     s.samples++;
     if (++s.burstTaken < burst) return true;
     s.burstTaken = 0;
