@@ -1,24 +1,27 @@
 #!/usr/bin/env python3
 """Side-by-side A/B of runtime settings on one program, in whole runs: overhead and accuracy.
 
-  whole_ab.py PROGRAM [--reps N] [--size small|large] [--mode MODE] [--seeds N] SETTING...
+  whole_ab.py PROGRAM [--reps N] [--size small|large] [--mode MODE] [--seeds N]
+              [--instrument-args ARGS] SETTING...
 
 A SETTING is NAME=INTERVAL[,KEY=VALUE...] with runtime settings (docs/profile-format.md), e.g.
   i1000=1000    b4=1000,burst=4    i100=100    t10=1,trigger=timer,timerMs=10
-The program is rewritten once (--mode, both instrumentations) and every setting runs that same
-rewrite, so only the runtime's sampling differs. Each repetition runs the uninstrumented program
-and every setting once, in a shuffled order (one JVM each, start-up and JIT included). The table
-gives the median CPU time over the uninstrumented program's median, the range over repetitions,
-the samples, and the overlap (call-edge / field-access) of the first repetition's profile with
-the interval-1 profile of the same rewrite. --seeds N also runs the first setting with N jitter
-seeds and reports their overlaps with the reference, with each other, and merged (`duplex
-merge`): if they disagree with each other as much as with the reference, its error is sampling
-noise that more samples remove, not a bias. Output is checked against the original's.
+The program is rewritten once (--mode, both instrumentations, plus --instrument-args) and every
+setting runs that same rewrite, so only the runtime's sampling differs. Each repetition runs the
+uninstrumented program and every setting once, in a shuffled order (one JVM each, start-up and
+JIT included). The table gives the median CPU time over the uninstrumented program's median, the
+range over repetitions, the samples, and the overlap (call-edge / field-access) of the first
+repetition's profile with the interval-1 profile of the same rewrite. --seeds N also runs the
+first setting with N jitter seeds and reports their overlaps with the reference, with each
+other, and merged (`duplex merge`): if they disagree with each other as much as with the
+reference, its error is sampling noise that more samples remove, not a bias. Output is checked
+against the original's.
 """
 
 import argparse
 import itertools
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -46,6 +49,11 @@ def parse_setting(text):
     return {"name": name, "interval": int(interval), "settings": settings}
 
 
+def rewrite_name(mode, options):
+    """The cache directory of a rewrite: the mode and the options, e.g. full_method-counters."""
+    return mode + "".join("_" + o.strip("-").replace("=", "-").replace("/", "-") for o in options)
+
+
 def accuracy(ref, prof):
     a, b = run_bench.read_profile(ref), run_bench.read_profile(prof)
     ce, fa = run_bench.overlap(a["ce"], b["ce"]), run_bench.overlap(a["fa"], b["fa"])
@@ -61,12 +69,15 @@ def main():
     ap.add_argument("--size", choices=["small", "large"], default="small")
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seeds", type=int, default=0)
+    ap.add_argument("--instrument-args", default="",
+                    help="more `duplex instrument` options for the rewrite, e.g. --method-counters")
     a = ap.parse_args()
     settings = [parse_setting(t) for t in a.settings]
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
-    dest = benchlib.cache_dir() / "whole-ab" / w.name / a.mode
-    jars = [benchlib.instrument(j, dest, a.mode, BOTH).jar for j in w.app_jars]
+    options = shlex.split(a.instrument_args)
+    dest = benchlib.cache_dir() / "whole-ab" / w.name / rewrite_name(a.mode, options)
+    jars = [benchlib.instrument(j, dest, a.mode, BOTH, options).jar for j in w.app_jars]
     profiles = dest / "profiles"
     profiles.mkdir(parents=True, exist_ok=True)
     reference_output = benchlib.run(w, extra, size=a.size).output

@@ -232,6 +232,20 @@ void ClassFile::write_pool(ByteWriter& out) const {
   pool.write_entries(out, parsed_pool_count_);
 }
 
+Status ClassFile::append_field(uint16_t access, std::string_view name,
+                               std::string_view descriptor) {
+  auto name_index = pool.add_utf8(name);
+  if (!name_index) return name_index.error();
+  auto descriptor_index = pool.add_utf8(descriptor);
+  if (!descriptor_index) return descriptor_index.error();
+  Member f;
+  f.access_flags = access;
+  f.name_index = *name_index;
+  f.descriptor_index = *descriptor_index;
+  fields.push_back(std::move(f));
+  return Ok{};
+}
+
 Status ClassFile::append_method(uint16_t access, std::string_view name, std::string_view descriptor,
                                 std::vector<uint8_t> code_attribute) {
   auto name_index = pool.add_utf8(name);

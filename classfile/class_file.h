@@ -92,6 +92,9 @@ class ClassFile {
   // is full.
   Status append_method(uint16_t access, std::string_view name, std::string_view descriptor,
                        std::vector<uint8_t> code_attribute);
+  // Appends a field without attributes (adding its name and descriptor to the pool). Fails,
+  // adding no field, when the pool is full.
+  Status append_field(uint16_t access, std::string_view name, std::string_view descriptor);
 
   // constant_pool_count as parsed, before any edit grew the pool (the current count for a
   // class that was not parsed). References in the original code and attributes are checked

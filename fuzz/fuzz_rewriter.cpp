@@ -51,6 +51,8 @@ duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   o.caller_sampled_max_bytes = (b & 32) != 0 ? 325 : 0;
   o.flag_check_max_bytes = (b & 64) != 0 ? 0 : 325;
   o.respect_huge_method_limit = (b & 128) == 0;
+  o.method_counters = ((a / 18) & 1) != 0;
+  if (duplex::method_counters_unsupported(o)) o.method_counters = false;  // refused, not fuzzed
   for (const char* name : {"call-edge", "field-access"}) {
     auto inst = duplex::make_builtin_instrumentation(name);
     if (!inst) fail("no built-in instrumentation", name);

@@ -113,6 +113,22 @@ Result<CheckEmitter> CheckEmitter::make_refs(ConstantPool& pool, std::string_vie
   return c;
 }
 
+Status CheckEmitter::use_method_counter(ConstantPool& pool, std::string_view runtime_class,
+                                        uint16_t field) {
+  if (!exits_ || budget_ || flag_) {
+    return Error::plain("method counters need exit checks without loop budgets or flags");
+  }
+  auto tick = pool.add_methodref(runtime_class, runtime_api::kTickOf, runtime_api::kIntToIntDesc);
+  if (!tick) return tick.error();
+  auto entry =
+      pool.add_methodref(runtime_class, runtime_api::kTickEntryOf, runtime_api::kIntToIntDesc);
+  if (!entry) return entry.error();
+  method_counter_ = field;
+  tick_of_ = *tick;
+  tick_entry_of_ = *entry;
+  return Ok{};
+}
+
 Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_view runtime_class) {
   struct Ref {
     const char* name;
@@ -247,6 +263,15 @@ void CheckEmitter::emit_budget_check(CodeIR& ir, LabelId sample) const {
 }
 
 void CheckEmitter::emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const {
+  if (method_counter_ != 0) {
+    ir.insns.push_back(Insn::make(op::kGetstatic, method_counter_));
+    ir.insns.push_back(
+        Insn::make(op::kInvokestatic, method == tick_entry_ ? tick_entry_of_ : tick_of_));
+    ir.insns.push_back(Insn::make(op::kDup));
+    ir.insns.push_back(Insn::make(op::kPutstatic, method_counter_));
+    ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
+    return;
+  }
   ir.insns.push_back(Insn::make(op::kInvokestatic, method));
   ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
 }

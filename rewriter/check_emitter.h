@@ -40,6 +40,10 @@ class CheckEmitter {
   // Local slots the counter takes (0 without one; 2 for a loop budget).
   uint16_t local_slots() const { return has_local() ? (budget_ ? 2 : 1) : 0; }
   bool has_budget() const { return budget_; }
+  // Exit checks on the method's own counter (RewriteOptions::method_counters): `field` is its
+  // Fieldref; entry and edge checks become `getstatic field; invokestatic tickEntryOf|tickOf;
+  // dup; putstatic field; ifle sample`. Only for exit checks without a budget or flag.
+  Status use_method_counter(ConstantPool& pool, std::string_view runtime_class, uint16_t field);
 
   // An edge check: branches to `sample` when it fires. May create labels in `ir`.
   void emit(CodeIR& ir, LabelId sample) const;
@@ -92,6 +96,7 @@ class CheckEmitter {
   int32_t local_slot_ = -1;
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
   uint16_t sampling_here_ = 0, current_thread_ = 0;
+  uint16_t method_counter_ = 0, tick_of_ = 0, tick_entry_of_ = 0;
 };
 
 }  // namespace duplex

@@ -281,16 +281,7 @@ Status ClassCounters::install(ClassFile& cf) const {
   first.max_stack = 2;
   if (auto s = add_method(cf, kCountsInit, kAccessorDesc, first, class_name_); !s) return s;
 
-  auto name = pool.add_utf8(kCountsField);
-  auto field_desc = pool.add_utf8(kCountsDesc);
-  if (!name) return name.error();
-  if (!field_desc) return field_desc.error();
-  Member f;
-  f.access_flags = kMemberAccess;
-  f.name_index = *name;
-  f.descriptor_index = *field_desc;
-  cf.fields.push_back(std::move(f));
-  return Ok{};
+  return cf.append_field(kMemberAccess, kCountsField, kCountsDesc);
 }
 
 }  // namespace duplex

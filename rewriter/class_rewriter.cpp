@@ -6,6 +6,7 @@
 
 #include "classfile/class_file.h"
 #include "rewriter/class_counters.h"
+#include "rewriter/method_counters.h"
 #include "rewriter/method_rewriter.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/quiet_methods.h"
@@ -119,8 +120,18 @@ bool is_rewritten(const ClassFile& cf) {
   return cf.find_attribute(cf.attributes, runtime_api::kMarkerAttribute) != nullptr;
 }
 
+std::optional<std::string> method_counters_unsupported(const RewriteOptions& options) {
+  if (!options.method_counters) return std::nullopt;
+  if (!options.outline || options.hand_back)
+    return "method counters need the outline layout (not inline or handback)";
+  if (options.check == CheckForm::kLocal)
+    return "method counters cannot be combined with loop budgets (check form local)";
+  return std::nullopt;
+}
+
 Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
                                    const RewriteOptions& options) {
+  if (auto why = method_counters_unsupported(options)) return Error::plain(*why);
   auto parsed = ClassFile::parse(class_bytes);
   if (!parsed) return parsed.error();
   ClassFile& cf = parsed.value();
@@ -139,6 +150,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   std::set<std::string> twin_names;
   take_existing_twin_names(cf, twin_names);
   ClassCounters counters = ClassCounters::for_class(cf, options.runtime_class);
+  std::optional<MethodCounters> method_counters;
+  if (options.method_counters) method_counters.emplace(MethodCounters::for_class(cf));
   std::optional<SampledCalls> sampled_calls;
   if (options.caller_sampled_max_bytes > 0 && options.outline) {
     auto calls = SampledCalls::for_class(cf, options.runtime_class);
@@ -154,9 +167,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   for (Member& m : cf.methods) {
     if (auto bad = code_in_codeless_method(cf, m)) return std::move(*bad);
     if (!has_code(m)) continue;
-    MethodOutcome outcome =
-        rewrite_method(cf, m, options, twin_names, &counters,
-                       sampled_calls ? &*sampled_calls : nullptr, record_calls, &quiet);
+    MethodOutcome outcome = rewrite_method(cf, m, options, twin_names, &counters,
+                                           sampled_calls ? &*sampled_calls : nullptr, record_calls,
+                                           &quiet, method_counters ? &*method_counters : nullptr);
     // One malformed method and the JVM refuses the class (at definition or verification):
     // it is left exactly as it is, so that it fails just as it would without duplex.
     if (outcome.malformed) return std::move(*outcome.malformed);
@@ -187,6 +200,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     }
   }
   if (auto s = counters.install(cf); !s) return s.error().in(result.class_name);
+  if (method_counters) {
+    if (auto s = method_counters->install(cf); !s) return s.error().in(result.class_name);
+  }
   if (sampled_calls) {
     if (auto s = sampled_calls->install(cf); !s) return s.error().in(result.class_name);
   }

@@ -62,6 +62,9 @@ struct DupPlan {
   // Methods of the class a call may reach without counting a check (rewriter/quiet_methods.h),
   // by name + descriptor; null: every call may count.
   const std::set<std::string>* quiet_methods = nullptr;
+  // The Fieldref of the method's own counter (RewriteOptions::method_counters, outlined exit
+  // checks only), which its counting checks decrement instead of the shared counter; 0: shared.
+  uint16_t method_counter = 0;
 };
 
 // True for a method that code outside the rewritten classes probably calls (the JVM, the JDK's

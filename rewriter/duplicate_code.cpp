@@ -148,6 +148,12 @@ class Duplicator {
                                     plan_.flag_checks, exits_to_twin(), twin_side());
     if (!check) return check.error();
     check_ = *check;
+    const bool method_counter =
+        plan_.method_counter != 0 && exits_to_twin() && !check_.has_budget() && !plan_.flag_checks;
+    if (method_counter) {
+      if (auto s = check_.use_method_counter(pool_, m_.runtime_class, plan_.method_counter); !s)
+        return s;
+    }
     if (count_edges_) {
       auto entry =
           pool_.add_methodref(m_.runtime_class, runtime_api::kCountEntry, runtime_api::kVoidDesc);
@@ -170,10 +176,40 @@ class Duplicator {
           m_.runtime_class, check_.has_budget() ? runtime_api::kDue : runtime_api::kExpired,
           runtime_api::kCheckDesc);
       if (!expired) return expired.error();
-      expired_ = Insn::make(op::kInvokestatic, *expired);
+      expired_.assign(1, Insn::make(op::kInvokestatic, *expired));
+      if (method_counter) return make_rearm();
     }
     return Ok{};
   }
+
+  // A twin's decision on the method's own counter, leaving `sampledOf` on the stack as
+  // `expired()` would: `getstatic f; invokestatic rearm; dup; invokestatic counterOf;
+  // putstatic f; invokestatic sampledOf` (runtime-contract.md).
+  Status make_rearm() {
+    struct Ref {
+      const char* name;
+      const char* desc;
+    };
+    uint16_t refs[3];
+    int i = 0;
+    for (Ref r : {Ref{runtime_api::kRearm, runtime_api::kIntToIntDesc},
+                  Ref{runtime_api::kCounterOf, runtime_api::kIntToIntDesc},
+                  Ref{runtime_api::kSampledOf, runtime_api::kIntToBooleanDesc}}) {
+      auto ref = pool_.add_methodref(m_.runtime_class, r.name, r.desc);
+      if (!ref) return ref.error();
+      refs[i++] = *ref;
+    }
+    const uint16_t field = plan_.method_counter;
+    expired_ = {Insn::make(op::kGetstatic, field),
+                Insn::make(op::kInvokestatic, refs[0]),
+                Insn::make(op::kDup),
+                Insn::make(op::kInvokestatic, refs[1]),
+                Insn::make(op::kPutstatic, field),
+                Insn::make(op::kInvokestatic, refs[2])};
+    return Ok{};
+  }
+
+  void emit_expired() { out_.insns.insert(out_.insns.end(), expired_.begin(), expired_.end()); }
 
   // The local that caches the counter (CheckForm::kLocal; a loop budget where checks exit to
   // the twin): the first free slot, in a method with edge checks. Without loops the entry
@@ -675,14 +711,14 @@ class Duplicator {
         // off), it calls the method itself again, which nothing has changed yet.
         LabelId sample = out_.new_label();
         out_.labels[sample].frame = layout.entries[e].frame;
-        out_.insns.push_back(expired_);
+        emit_expired();
         out_.insns.push_back(Insn::make_branch(op::kIfne, sample));
         if (auto s = emit_call_original(layout.entries[e].frame); !s) return s;
         place(sample);
       } else if (decides_in_twin()) {
         // Entered because the checking method's counter ran out: sample, or go on unsampled
         // in this twin's checking code (which then runs the rest of the activation).
-        out_.insns.push_back(expired_);
+        emit_expired();
         check_.emit_budget_reset(out_);
         out_.insns.push_back(
             Insn::make_branch(op::kIfeq, block < 0 ? top : unsampled_entry(block)));
@@ -745,7 +781,7 @@ class Duplicator {
   void emit_decisions() {
     for (const auto& [block, label] : decision_label_) {
       place(label);
-      out_.insns.push_back(expired_);
+      emit_expired();
       check_.emit_budget_reset(out_);
       out_.insns.push_back(
           Insn::make_branch(op::kIfeq, unsampled_entry(static_cast<int32_t>(block))));
@@ -1118,7 +1154,8 @@ class Duplicator {
   HandBackCalls hand_back_calls_;
   CheckEmitter check_;
   const CheckForm check_form_;
-  Insn count_entry_, count_back_, expired_;
+  Insn count_entry_, count_back_;
+  std::vector<Insn> expired_;  // the twin's decision: `expired()`, or make_rearm's sequence
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
   std::vector<uint8_t> jumped_to_handler_;                 // by label: a trampoline jumps there

@@ -8,6 +8,7 @@
 #include "classfile/opcodes.h"
 #include "rewriter/cfg.h"
 #include "rewriter/dup_plan.h"
+#include "rewriter/method_counters.h"
 #include "rewriter/method_policy.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/sampled_calls.h"
@@ -52,7 +53,7 @@ class MethodRewriter {
   MethodRewriter(ClassFile& cf, Member& method, const RewriteOptions& options,
                  std::set<std::string>& twin_names, ClassCounters* counters,
                  SampledCalls* sampled_calls, bool record_calls,
-                 const std::set<std::string>* quiet_methods)
+                 const std::set<std::string>* quiet_methods, MethodCounters* method_counters)
       : cf_(cf),
         method_(method),
         options_(options),
@@ -61,6 +62,7 @@ class MethodRewriter {
         sampled_calls_(sampled_calls),
         record_calls_(record_calls),
         quiet_methods_(quiet_methods),
+        method_counters_(method_counters),
         ctx_(reused_context(cf, method)) {
     outcome_.report.method = ctx_.method_id();
     outcome_.report.requested = requested_transform(options.mode);
@@ -264,16 +266,34 @@ class MethodRewriter {
                                              bool with_events, const OutlineLayout& layout) {
     auto ref = cf_.pool.add_methodref(ctx_.class_name, layout.twin_name, layout.twin_descriptor);
     if (!ref) return ref.error();
+    auto counted = with_method_counter(plan);
+    if (!counted) return counted.error();
+    const DupPlan& p = counted->method_counter ? *counted : plan;
     Outline checking{&layout, OutlineSide::kChecking, *ref, options_.hand_back};
-    auto code = duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+    auto code = duplicate_code(view, cfg, sites, p, cf_.pool, with_events, options_.count_edges,
                                checking, options_.check);
     if (!code) return code.error();
     auto twin =
-        duplicate_code(view, cfg, sites, plan, cf_.pool, with_events, options_.count_edges,
+        duplicate_code(view, cfg, sites, p, cf_.pool, with_events, options_.count_edges,
                        Outline{&layout, OutlineSide::kTwin, 0, options_.hand_back}, options_.check);
     if (!twin) return twin.error();
     code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;
+  }
+
+  // `plan` with the method's own counter (method_counters.h) where its checks count and exit
+  // to the twin; an empty plan (method_counter 0) when they stay on the shared counter.
+  Result<DupPlan> with_method_counter(const DupPlan& plan) {
+    if (!method_counters_ || !method_counters_->usable() || plan.flag_checks ||
+        options_.hand_back || options_.check == CheckForm::kLocal) {
+      return DupPlan{};
+    }
+    auto field =
+        method_counters_->field_for(cf_.pool, static_cast<uint32_t>(&method_ - cf_.methods.data()));
+    if (!field) return field.error();
+    DupPlan counted = plan;
+    counted.method_counter = *field;
+    return counted;
   }
 
   static constexpr uint16_t kTwinAccess = access::kPrivate | access::kStatic | access::kSynthetic;
@@ -477,6 +497,7 @@ class MethodRewriter {
   SampledCalls* sampled_calls_;
   bool record_calls_;
   const std::set<std::string>* quiet_methods_;
+  MethodCounters* method_counters_;
   const MethodContext& ctx_;  // reused_context(): valid until the next method on this thread
   CodeIR ir_;
   MethodOutcome outcome_;
@@ -490,9 +511,10 @@ class MethodRewriter {
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters,
                              SampledCalls* sampled_calls, bool record_calls,
-                             const std::set<std::string>* quiet_methods) {
+                             const std::set<std::string>* quiet_methods,
+                             MethodCounters* method_counters) {
   return MethodRewriter(cf, method, options, twin_names, counters, sampled_calls, record_calls,
-                        quiet_methods)
+                        quiet_methods, method_counters)
       .run();
 }
 

@@ -13,6 +13,7 @@
 namespace duplex {
 
 class ClassCounters;
+class MethodCounters;
 class SampledCalls;
 
 // An invoke instruction of a rewritten method: where it is now and where it was.
@@ -46,12 +47,14 @@ struct MethodOutcome {
 // `twin_names` collects the outlined twins' names + descriptors across the class's methods.
 // `counters`: the class's own event counters (rewriter/class_counters.h), or null.
 // `sampled_calls`: the class's sampled-call sites (rewriter/sampled_calls.h), or null.
+// `method_counters`: the class's method counters (RewriteOptions::method_counters), or null.
 // `record_calls`: fill MethodOutcome::calls and AddedMethod::calls (only site tables read them:
 // walks_stack), which costs a line table and two vectors per method otherwise.
 MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions& options,
                              std::set<std::string>& twin_names, ClassCounters* counters = nullptr,
                              SampledCalls* sampled_calls = nullptr, bool record_calls = true,
-                             const std::set<std::string>* quiet_methods = nullptr);
+                             const std::set<std::string>* quiet_methods = nullptr,
+                             MethodCounters* method_counters = nullptr);
 
 // True when an instrumentation finds callers on the stack (call-edge-stack), whose bcis the
 // runtime maps back through the class's site tables.

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -107,6 +108,14 @@ struct RewriteOptions {
   // flag_check_max_bytes). 0 (the default): off. Off by default because linking the call
   // sites costs more in short runs than it saves (docs/design/hotspot-costs.md, section 2).
   uint32_t caller_sampled_max_bytes = 0;
+  // Each counting method counts down a static int of its own class (`duplex$k<N>`, added as a
+  // private synthetic field) instead of the runtime's shared counter, so that every method is
+  // sampled at its own 1-in-interval rate: stratified sampling, whose profiles from a few
+  // samples are closer to the exhaustive one (docs/design/sampling-accuracy.md). Needs the
+  // outlined layout without hand-back and without loop budgets (CheckForm::kLocal);
+  // interfaces (whose fields must be final) keep the shared counter. Threads share a method's
+  // counter (no stripes), which costs where several threads run the same hot methods.
+  bool method_counters = false;
 };
 
 struct MethodReport {
@@ -141,6 +150,10 @@ struct ClassRewrite {
   std::vector<std::string> site_tables;
   std::vector<std::string> notes;
 };
+
+// Why `options` ask for something that cannot be done (method counters with a layout or check
+// form they do not support), or nothing. rewrite_class refuses such options with this reason.
+std::optional<std::string> method_counters_unsupported(const RewriteOptions& options);
 
 // Rewrites one class. Fails when the class cannot be parsed or written, when it was already
 // rewritten by duplex (refused with a clear message), or when one of its methods is malformed

@@ -19,6 +19,18 @@ inline constexpr const char* kTick = "tick";
 inline constexpr const char* kTickEntry = "tickEntry";
 inline constexpr const char* kTickDesc = "()I";
 inline constexpr const char* kExpired = "expired";
+// Method counters (RewriteOptions::method_counters): the exit check decrements a static int of
+// the method's class through `tickOf(I)I` / `tickEntryOf(I)I` (`getstatic f; invokestatic;
+// dup; putstatic f; ifle sample`), and the twin decides with `rearm(I)I` on what the check left,
+// storing `counterOf(I)I` of the answer and sampling if `sampledOf(I)Z`.
+inline constexpr const char* kTickOf = "tickOf";
+inline constexpr const char* kTickEntryOf = "tickEntryOf";
+inline constexpr const char* kRearm = "rearm";
+inline constexpr const char* kCounterOf = "counterOf";
+inline constexpr const char* kIntToIntDesc = "(I)I";
+inline constexpr const char* kSampledOf = "sampledOf";
+inline constexpr const char* kIntToBooleanDesc = "(I)Z";
+inline constexpr const char* kMethodCounterDesc = "I";
 // Loop budgets (CheckForm::kLocal in the outlined layout without hand-back): a method with
 // loops counts its back edges in a local. `loopEntry()I` is its entry check (tickEntry, capped:
 // the budget), `budget()I` the budget a twin starts with after `expired()`, `spend(I)I` counts a

@@ -38,6 +38,9 @@ def main():
     s = whole_ab.parse_setting("b4=1000,burst=4,jitter=0")
     assert s == {"name": "b4", "interval": 1000, "settings": {"burst": "4", "jitter": "0"}}, s
     assert whole_ab.parse_setting("i1=1") == {"name": "i1", "interval": 1, "settings": {}}
+    assert whole_ab.rewrite_name("full", []) == "full"
+    assert whole_ab.rewrite_name("full", ["--method-counters", "--flag-check-bytes=0"]) == \
+        "full_method-counters_flag-check-bytes-0"
     for bad in ("b4", "=1000", "b4=x", "b4=1000,burst", "b4=-5"):
         refused(bad)
     with tempfile.TemporaryDirectory() as d:

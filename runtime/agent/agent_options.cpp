@@ -123,6 +123,9 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
         static_cast<uint32_t>(n);
     return true;
   }
+  if (key == "methodCounters") {
+    return parse_bool(v, o.method_counters) || bad(error, key, v, "true or false");
+  }
   if (key == "countEdges") {
     return parse_bool(v, o.count_edges) || bad(error, key, v, "true or false");
   }
@@ -180,7 +183,7 @@ int64_t parse_duration_ms(const std::string& text) {
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
          "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache, layout, "
-         "check, flagCheckBytes, callerSampledBytes";
+         "check, flagCheckBytes, callerSampledBytes, methodCounters";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {
@@ -203,6 +206,10 @@ bool parse_agent_options(const char* text, AgentOptions& out, std::string& error
       }
       if (!apply(key, value, o, error)) return false;
     }
+  }
+  if (o.method_counters && (o.hand_back || o.check == CheckForm::kLocal)) {
+    error = "duplex agent: methodCounters=true needs layout=outline and a check other than local";
+    return false;
   }
   out = std::move(o);
   return true;

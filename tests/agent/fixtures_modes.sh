@@ -62,6 +62,7 @@ run full-local "mode=full,interval=1,check=local,include=fixtures.*"
 run full-handback "mode=full,interval=1,layout=handback,check=inline,include=fixtures.*"
 run full-counting "mode=full,interval=1,flagCheckBytes=0,include=fixtures.*"
 run full-callers "mode=full,interval=1,callerSampledBytes=325,include=fixtures.*"
+run full-method-counters "mode=full,interval=1,methodCounters=true,include=fixtures.*"
 run checks-local-sampled "mode=checks,interval=1000,check=local,callerSampledBytes=325"
 # jdk=true: bootstrap classes of java.base (a named module) rewritten and reading the runtime.
 run auto-jdk "mode=auto,interval=1,jdk=true,include=fixtures.*,include=java.util.*,include=java.text.*"
@@ -75,14 +76,17 @@ if ! cmp -s "$work/native.edges" "$work/walker.edges"; then
     diff "$work/walker.edges" "$work/native.edges" | head -n 10
     status=1
 fi
-# Loop budgets sample the same checks as the call form: the same profile.
-for f in call-edges field-accesses; do
-    sed -n "/<$f/,/<\/$f>/p" "$work/full.xml" >"$work/full.$f"
-    sed -n "/<$f/,/<\/$f>/p" "$work/full-local.xml" >"$work/full-local.$f"
-    [ -s "$work/full.$f" ] && cmp -s "$work/full.$f" "$work/full-local.$f" || {
-        echo "FAIL: $f differ between check=local and the default:"
-        diff "$work/full.$f" "$work/full-local.$f" | head -n 10
-        status=1
-    }
+# Loop budgets sample the same checks as the call form, and method counters sample every check at
+# interval 1 as the shared counter does: the same profile.
+for variant in full-local full-method-counters; do
+    for f in call-edges field-accesses; do
+        sed -n "/<$f/,/<\/$f>/p" "$work/full.xml" >"$work/full.$f"
+        sed -n "/<$f/,/<\/$f>/p" "$work/$variant.xml" >"$work/$variant.$f"
+        [ -s "$work/full.$f" ] && cmp -s "$work/full.$f" "$work/$variant.$f" || {
+            echo "FAIL: $f differ between $variant and the default:"
+            diff "$work/full.$f" "$work/$variant.$f" | head -n 10
+            status=1
+        }
+    done
 done
 exit $status

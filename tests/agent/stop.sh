@@ -14,11 +14,15 @@ expect() { # expect FILE LINE
     grep -qxF -- "$2" "$1" || fail "expected '$2' in $1:
 $(cat "$1")"
 }
-for how in api timer; do
+# methods: method counters add a field per counting method, which the restored classes keep.
+for how in api timer methods; do
     opts="$common,out=$work/$how.xml"
     [ "$how" = timer ] && opts="$opts,stop=300ms,log=info"
+    [ "$how" = methods ] && opts="$opts,methodCounters=true"
+    main_arg=$how
+    [ "$how" = methods ] && main_arg=api
     # shellcheck disable=SC2086
-    "$java" $verify_flags "-agentpath:$agent=$opts" -cp "$classes" agenttest.StopMain "$how" \
+    "$java" $verify_flags "-agentpath:$agent=$opts" -cp "$classes" agenttest.StopMain "$main_arg" \
         >"$work/$how.out" 2>"$work/$how.err" || fail "$how: $(cat "$work/$how.out" "$work/$how.err")"
     grep -q 'before stop: checks>0 true, entries>0 true' "$work/$how.out" || fail "$how: no counts before stop: $(cat "$work/$how.out")"
     expect "$work/$how.out" "interval 0, restored>0 true"

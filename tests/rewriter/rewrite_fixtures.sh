@@ -7,10 +7,11 @@
 # (e.g. "full,--layout,inline": extra `duplex instrument` options after the mode, comma-separated.)
 # Small loop-free methods get flag checks by default; `--caller-sampled-bytes,N` samples them
 # through their callers instead, and `--flag-check-bytes,0` makes every method count.
+# `--method-counters` gives each counting method a counter of its own.
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--method-counters partial,--method-counters auto,--method-counters full,--method-counters,--flag-check-bytes,0}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
@@ -112,17 +113,23 @@ for mode in $modes; do
     head -20 "$tmp/diff.txt"; failed=1
   fi
 done
+# same_as_full MODE INTERVAL WHY: MODE's profile at INTERVAL must equal full's, count for count
+# (when both ran).
+same_as_full() {
+  [ -f "$tmp/full-$2.xml" ] && [ -f "$tmp/$1-$2.xml" ] || return 0
+  counts "$tmp/full-$2.xml" >"$tmp/full.counts"
+  counts "$tmp/$1-$2.xml" >"$tmp/other.counts"
+  if [ -s "$tmp/full.counts" ] && diff -u "$tmp/full.counts" "$tmp/other.counts" >"$tmp/diff.txt"; then
+    echo "ok $1: interval-$2 profile equals full's ($3)"
+  else
+    echo "FAIL $1: interval-$2 profile differs from full's ($3)"
+    head -20 "$tmp/diff.txt"; failed=1
+  fi
+}
 # Loop budgets (--check local in the default layout) count every check, only later, and
-# sample on the same checks as the call form: the fixtures' interval-1000 profile is the same.
-case " $modes " in
-  *" full "*" full,--check,local "*)
-    counts "$tmp/full-1000.xml" >"$tmp/full.1000"
-    counts "$tmp/full,--check,local-1000.xml" >"$tmp/local.1000"
-    if [ -s "$tmp/full.1000" ] && diff -u "$tmp/full.1000" "$tmp/local.1000" >"$tmp/diff.txt"; then
-      echo "ok full,--check,local: interval-1000 profile equals full's"
-    else
-      echo "FAIL full,--check,local: interval-1000 profile differs from full's"
-      head -20 "$tmp/diff.txt"; failed=1
-    fi ;;
-esac
+# sample on the same checks as the call form.
+same_as_full full,--check,local 1000 "loop budgets sample the same checks"
+# Method counters sample at every check at interval 1, as the shared counter does (a method's
+# first check draws its phase, which at interval 1 is always a sample).
+same_as_full full,--method-counters 1 "every check samples"
 exit $failed

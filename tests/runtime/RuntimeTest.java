@@ -56,6 +56,7 @@ public final class RuntimeTest {
       test("setInterval while running", RuntimeTest::setIntervalWhileRunning);
       test("jitter keeps the mean and is deterministic", RuntimeTest::jitter);
       test("bursts: samples at consecutive checks", RuntimeTest::bursts);
+      test("method counters: rearm", RuntimeTest::methodCounters);
       test("field and event counts", RuntimeTest::fieldsAndEvents);
       test("concurrent counting is exact", RuntimeTest::concurrentCounts);
       test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
@@ -323,6 +324,62 @@ public final class RuntimeTest {
     Duplex.setInterval(1);
     Duplex.setInterval(10);
     expectEq(Arrays.asList(9, 19, 29), sampleIndices(30), "burst=1: one sample per interval");
+    Duplex.setInterval(1000);
+  }
+
+  /**
+   * Method counters (rewrite option --method-counters): a counter that ran out (0) samples and
+   * restarts at the interval; a method's first expiry (-1: its field starts at 0) draws a phase
+   * in [1, interval] and samples only when the phase is 1; interval 1 always samples; sampling
+   * off parks the counter without a sample. Checks counted with tickOf then sample exactly once
+   * per interval after the first.
+   */
+  static void methodCounters() throws Exception {
+    String jitterBefore = Duplex.getOption("jitter");
+    Duplex.configure("jitter=0");
+    Duplex.setInterval(10);
+    long before = Duplex.samplesTaken();
+    int r = Duplex.rearm(0);
+    expect(Duplex.sampledOf(r), "a counter that ran out samples");
+    expectEq(10, Duplex.counterOf(r), "and restarts at the interval");
+    expectEq(before + 1, Duplex.samplesTaken(), "the sample is counted");
+    int[] phases = new int[11];
+    int sampled = 0;
+    for (int i = 0; i < 10000; i++) {
+      int c = Duplex.rearm(-1);
+      if (Duplex.sampledOf(c)) {
+        sampled++;
+        expectEq(10, Duplex.counterOf(c), "a first expiry that samples restarts at the interval");
+      } else {
+        int left = Duplex.counterOf(c);
+        expect(left >= 1 && left <= 9, "a first expiry's phase is in [1, 9]: " + left);
+        phases[left]++;
+      }
+    }
+    expect(sampled > 800 && sampled < 1200, "a tenth of first expiries sample: " + sampled);
+    for (int k = 1; k <= 9; k++)
+      expect(phases[k] > 800 && phases[k] < 1200, "phase " + k + " drawn " + phases[k] + " times");
+    // One method's checks: after the first sample, one sample every 10 checks.
+    int counter = 0;
+    List<Integer> samples = new ArrayList<>();
+    for (int check = 0; check < 100; check++) {
+      counter = Duplex.tickOf(counter);
+      if (counter <= 0) {
+        int rearmed = Duplex.rearm(counter);
+        counter = Duplex.counterOf(rearmed);
+        if (Duplex.sampledOf(rearmed)) samples.add(check);
+      }
+    }
+    for (int i = 1; i < samples.size(); i++)
+      expectEq(10, samples.get(i) - samples.get(i - 1), "samples 10 checks apart: " + samples);
+    expect(samples.size() >= 9 && samples.size() <= 10, "9 or 10 samples in 100 checks: " + samples);
+    Duplex.setInterval(1);
+    for (int i = 0; i < 5; i++)
+      expect(Duplex.sampledOf(Duplex.rearm(-1)), "interval 1: a first expiry samples");
+    Duplex.setInterval(0);
+    int off = Duplex.rearm(0);
+    expect(!Duplex.sampledOf(off) && Duplex.counterOf(off) > 1000, "sampling off parks the counter");
+    Duplex.configure("jitter=" + jitterBefore);
     Duplex.setInterval(1000);
   }
 

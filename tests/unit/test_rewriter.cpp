@@ -694,6 +694,47 @@ TEST_CASE("small loop-free methods get flag checks; sampled calls set the flag",
         std::string::npos);
 }
 
+TEST_CASE("method counters: a static int per counting method, decided in the twin", "[rewriter]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  options.method_counters = true;
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  // loopWithField counts its entry and back edge on its own field; its twin decides with rearm.
+  std::string method = method_listing(r->bytes, "loopWithField");
+  CHECK(appear_in_order(method, {"getstatic #", "Probe.duplex$k", "Duplex.tickEntryOf(I)I", "dup",
+                                 "putstatic #", "Probe.duplex$k", "ifle"}));
+  CHECK(method.find("Duplex.tickOf(I)I") != std::string::npos);
+  CHECK(method.find("Duplex.tick()I") == std::string::npos);
+  CHECK(method.find("Duplex.tickEntry()I") == std::string::npos);
+  std::string twin = method_listing(r->bytes, "loopWithField$duplex");
+  CHECK(appear_in_order(twin, {"Duplex.rearm(I)I", "dup", "Duplex.counterOf(I)I", "putstatic #",
+                               "Duplex.sampledOf(I)Z"}));
+  CHECK(twin.find("Duplex.expired()Z") == std::string::npos);
+  // One private static synthetic int per counting method; getField (flag-checked) has none.
+  auto cf = ClassFile::parse(r->bytes);
+  REQUIRE(cf.ok());
+  std::set<std::string> counters;
+  for (const Member& f : cf->fields) {
+    std::string name(cf->pool.utf8(f.name_index).value_or(""));
+    if (!name.starts_with("duplex$k")) continue;
+    counters.insert(name);
+    CHECK(cf->pool.utf8(f.descriptor_index).value_or("") == "I");
+    CHECK(f.access_flags == (access::kPrivate | access::kStatic | access::kSynthetic));
+  }
+  CHECK(counters.size() >= 3);
+  CHECK(method_listing(r->bytes, "getField").find("duplex$k") == std::string::npos);
+  // Not in the paper's layout, with hand-back or with loop budgets: refused, with the reason.
+  for (auto refuse : {+[](RewriteOptions& o) { o.outline = false; },
+                      +[](RewriteOptions& o) { o.hand_back = true; },
+                      +[](RewriteOptions& o) { o.check = CheckForm::kLocal; }}) {
+    RewriteOptions bad = options;
+    refuse(bad);
+    auto refused = rewrite_class(probe_class(), bad);
+    REQUIRE_FALSE(refused.ok());
+    CHECK(refused.error().message().find("method counters") != std::string::npos);
+  }
+}
+
 TEST_CASE("a No-Duplication fall-back samples the callee of each sampled call", "[rewriter]") {
   // `big` is too large for the paper's layout: it falls back to No-Duplication, and its call
   // of scale (small: flag-checked) must sample scale when the call's event samples it.

@@ -186,6 +186,62 @@ public final class Duplex {
     return tick();
   }
 
+  // Method counters (the rewrite option --method-counters): each counting method decrements a
+  // static int of its own class instead of the shared counter, so that each method is sampled
+  // at its own 1-in-interval rate. A method's share of the samples then follows its own checks
+  // (stratified sampling) instead of where the shared count happened to run out.
+
+  /** A back edge's check on a method counter: the counter's next value (at zero or below: leave). */
+  public static int tickOf(int counter) {
+    if (COUNT_CHECKS) Sampler.countCheck();
+    return counter - 1;
+  }
+
+  /** A counting method's entry on a method counter: {@link #tickOf}, after ending a caller's flag sample. */
+  public static int tickEntryOf(int counter) {
+    if (sampling != null) endCallerSample();
+    return tickOf(counter);
+  }
+
+  /**
+   * In a twin entered because its method counter ran out ({@code left}: the counter as the check
+   * left it): the counter's next start, negated when this is not a sample. Counters start at 0,
+   * so a method's first check leaves -1: that is its first expiry, which gives the counter a
+   * random phase in [1, interval] as if it had started there (a sample now when the phase is 1),
+   * so that methods do not all take their first sample at their first check. Threads racing on
+   * one counter can also leave it below 0: that expiry re-phases too (a sample may be lost, never
+   * biased). Sampling off parks the counter TIMER_POLL checks away, so a later setInterval() is
+   * seen.
+   */
+  public static int rearm(int left) {
+    int iv = interval;
+    if (iv <= 0) return -TIMER_POLL;
+    if (TIMER) {
+      int t = ticks;
+      if (t == tickSeen) return -TIMER_POLL; // no tick since the last sample
+      tickSeen = t;
+      Sampler.timerSample(1);
+      return TIMER_POLL;
+    }
+    Stripe s = STRIPED ? stripe() : null;
+    if (left < 0) {
+      int phase = s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
+      if (phase > 1) return -(phase - 1);
+    }
+    double j = jitter;
+    return s != null ? Sampler.sample(s, iv, j, 1) : Sampler.sample(iv, j, 1);
+  }
+
+  /** The counter a twin stores after {@link #rearm}. */
+  public static int counterOf(int rearmed) {
+    return rearmed < 0 ? -rearmed : rearmed;
+  }
+
+  /** Whether {@link #rearm} made this a sample. */
+  public static boolean sampledOf(int rearmed) {
+    return rearmed > 0;
+  }
+
   /** In a twin entered because {@link #tick} reached zero: reset the counter; true: sample. */
   public static boolean expired() {
     if (SPECIAL) return fireStripe(STRIPED ? stripe() : COUNTING);

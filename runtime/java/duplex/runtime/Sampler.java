@@ -62,6 +62,25 @@ final class Sampler {
     return jittered(s.rng, interval, jitter);
   }
 
+  /** A uniform draw in [1, interval]: a method counter's first phase (Duplex.rearm). */
+  static int phase(int interval) {
+    synchronized (LOCK) {
+      rng = xorshift(rng);
+      return draw(rng, interval);
+    }
+  }
+
+  /** The striped counter's form of {@link #phase(int)}: the stripe's own PRNG, no lock. */
+  static int phase(Stripe s, int interval) {
+    s.rng = xorshift(s.rng);
+    return draw(s.rng, interval);
+  }
+
+  private static int draw(long x, int interval) {
+    double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
+    return 1 + (int) (u * interval);
+  }
+
   /** Seeds stripe number {@code index} from the run's seed (reproducible per stripe). */
   static void seed(Stripe s, long seed, int index) {
     long x = mix(seed + 0x9E3779B97F4A7C15L * (index + 1));
