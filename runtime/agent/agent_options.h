@@ -36,7 +36,7 @@ struct AgentOptions {
   uint32_t flag_check_max_bytes = RewriteOptions{}.flag_check_max_bytes;
   uint32_t caller_sampled_max_bytes = RewriteOptions{}.caller_sampled_max_bytes;
   bool method_counters = false;  // methodCounters=true: RewriteOptions::method_counters
-  bool native_stack = true;  // let the runtime find call-edge callers with JVMTI GetStackTrace
+  bool native_stack = true;      // let the runtime find call-edge callers with JVMTI GetStackTrace
   // cache=DIR: rewritten classes kept across runs (runtime/agent/class_cache.h); "" = none.
   std::string cache_dir;
   // duplex.<name> system properties for the Java runtime, in the order given.
