@@ -39,6 +39,10 @@ int usage_error(std::string_view command, std::string_view message);
 // Writes to stdout; false if the write failed (a closed pipe, a full disk).
 bool write_stdout(std::string_view text);
 
+// The arguments with every `--name=value` given as `--name` and `value`, as the subcommands
+// read them (both spellings work). Arguments after a lone `--` stay as they are.
+std::vector<std::string> split_long_options(std::span<const std::string> args);
+
 // A whole decimal number in [min, max] (no sign, no spaces), or nothing.
 std::optional<uint64_t> parse_number(std::string_view text, uint64_t min, uint64_t max);
 

@@ -62,4 +62,21 @@ std::string class_error_text(const Error& error, size_t size) {
   return error.message();
 }
 
+std::vector<std::string> split_long_options(std::span<const std::string> args) {
+  std::vector<std::string> out;
+  out.reserve(args.size());
+  bool options = true;
+  for (const std::string& arg : args) {
+    if (arg == "--") options = false;
+    size_t eq = arg.find('=');
+    if (options && arg.size() > 2 && arg.starts_with("--") && eq != std::string::npos && eq > 2) {
+      out.push_back(arg.substr(0, eq));
+      out.push_back(arg.substr(eq + 1));
+    } else {
+      out.push_back(arg);
+    }
+  }
+  return out;
+}
+
 }  // namespace duplex::cli

@@ -15,13 +15,13 @@ namespace duplex::cli {
 namespace {
 
 const Command kCommands[] = {
-    {"instrument", "rewrite a jar, directory or class for sampled instrumentation",
-     kInstrumentHelp, run_instrument},
+    {"instrument", "rewrite a jar, directory or class for sampled instrumentation", kInstrumentHelp,
+     run_instrument},
     {"disasm", "print a class file or every class of a jar as text", kDisasmHelp, run_disasm},
     {"report", "show a profile as text, csv, xml, html or a dot call graph", kReportHelp,
      run_report},
-    {"overlap", "compare a sampled profile with a reference: overlap and hot-cover",
-     kOverlapHelp, run_overlap},
+    {"overlap", "compare a sampled profile with a reference: overlap and hot-cover", kOverlapHelp,
+     run_overlap},
     {"merge", "sum the profiles of several runs", kMergeHelp, run_merge},
 };
 
@@ -76,7 +76,10 @@ int dispatch(const std::vector<std::string>& argv) {
     write_stdout("duplex " DUPLEX_VERSION "\n");
     return kExitOk;
   }
-  if (const Command* c = find_command(first)) return c->run(rest);
+  if (const Command* c = find_command(first)) {
+    std::vector<std::string> split = split_long_options(rest);
+    return c->run(split);
+  }
   if (first.size() > 1 && first[0] == '-') return usage_error("", "unknown option '" + first + "'");
   return usage_error("", "unknown command '" + first + "'");
 }

@@ -182,3 +182,10 @@ bad 1 "$tmp/notempty" "$tmp/classes" -o "$tmp/notempty"
 bad 1 "" "$tmp/plain.jar" -o "$tmp/plain.jar"
 [ "$(java -cp "$tmp/plain.jar" app.Main)" = "base 499500 v8" ] || fail "the input was modified"
 echo "ok bad inputs and options"
+
+# --- `--name=value` is the same option as `--name value` ---
+"$duplex" instrument "$tmp/plain.jar" -o "$tmp/spaced.jar" --mode nodup --profile field-access --quiet
+"$duplex" instrument "$tmp/plain.jar" --output="$tmp/joined.jar" --mode=nodup --profile=field-access --quiet
+cmp -s "$tmp/spaced.jar" "$tmp/joined.jar" || fail "--name=value rewrote differently from --name value"
+bad 2 "$tmp/o7.jar" "$tmp/plain.jar" -o "$tmp/o7.jar" --quiet=yes
+echo "ok --name=value"
