@@ -1677,11 +1677,13 @@ def supplement(raw, note: str = "") -> str:
     meta = raw["meta"]
     what = ("longer runs (input size %s)" % cfg["size"] if cfg.get("size") == "large"
             else "a run of fewer configurations")
-    # The run's date in the heading too: two supplements of one kind stay apart in a contents list.
+    # The run's date in the heading too: two supplements of one kind stay apart in a contents
+    # list.
     text = ("\n## Supplement: %s, %s\n\n"
             "`%s` at commit %s, %d rounds, %s, %.0f min. Uninstrumented CPU time is the median "
             "of the base runs.\n\n%s**Whole runs**\n\n" % (
-                what, meta.get("date", ""), meta.get("command", ""), meta.get("git", "?"), cfg["reps"],
+                what, meta.get("date", ""), meta.get("command", ""), meta.get("git", "?"),
+                cfg["reps"],
                 meta.get("date", ""), meta.get("seconds", 0) / 60,
                 note.strip() + "\n\n" if note.strip() else "") +
             table(["program", "uninstrumented"] + ids, rows))

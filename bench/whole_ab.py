@@ -39,7 +39,8 @@ def parse_setting(text):
     name, _, rest = text.partition("=")
     interval, *pairs = rest.split(",")
     if not name or not interval.isdigit():
-        raise SystemExit("whole_ab.py: bad setting %r (expected NAME=INTERVAL[,KEY=VALUE...])" % text)
+        raise SystemExit("whole_ab.py: bad setting %r (expected NAME=INTERVAL[,KEY=VALUE...])"
+                         % text)
     settings = {}
     for p in pairs:
         k, eq, v = p.partition("=")

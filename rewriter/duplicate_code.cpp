@@ -2,6 +2,7 @@
 // the entry and on planned edges), the check trampolines, and the duplicated code (kept
 // blocks, carrying the events, whose back edges and exits return to the checking code).
 #include <algorithm>
+#include <array>
 #include <map>
 #include <optional>
 #include <span>
@@ -148,8 +149,9 @@ class Duplicator {
                                     plan_.flag_checks, exits_to_twin(), twin_side());
     if (!check) return check.error();
     check_ = *check;
-    const bool method_counter =
-        plan_.method_counter != 0 && exits_to_twin() && !check_.has_budget() && !plan_.flag_checks;
+    // The planner gives a method counter only to exit checks that count (use_method_counter
+    // refuses anything else).
+    const bool method_counter = plan_.method_counter != 0;
     if (method_counter) {
       if (auto s = check_.use_method_counter(pool_, m_.runtime_class, plan_.method_counter); !s)
         return s;
@@ -176,7 +178,8 @@ class Duplicator {
           m_.runtime_class, check_.has_budget() ? runtime_api::kDue : runtime_api::kExpired,
           runtime_api::kCheckDesc);
       if (!expired) return expired.error();
-      expired_.assign(1, Insn::make(op::kInvokestatic, *expired));
+      decision_[0] = Insn::make(op::kInvokestatic, *expired);
+      decision_size_ = 1;
       if (method_counter) return make_rearm();
     }
     return Ok{};
@@ -200,16 +203,19 @@ class Duplicator {
       refs[i++] = *ref;
     }
     const uint16_t field = plan_.method_counter;
-    expired_ = {Insn::make(op::kGetstatic, field),
-                Insn::make(op::kInvokestatic, refs[0]),
-                Insn::make(op::kDup),
-                Insn::make(op::kInvokestatic, refs[1]),
-                Insn::make(op::kPutstatic, field),
-                Insn::make(op::kInvokestatic, refs[2])};
+    decision_ = {Insn::make(op::kGetstatic, field),
+                 Insn::make(op::kInvokestatic, refs[0]),
+                 Insn::make(op::kDup),
+                 Insn::make(op::kInvokestatic, refs[1]),
+                 Insn::make(op::kPutstatic, field),
+                 Insn::make(op::kInvokestatic, refs[2])};
+    decision_size_ = decision_.size();
     return Ok{};
   }
 
-  void emit_expired() { out_.insns.insert(out_.insns.end(), expired_.begin(), expired_.end()); }
+  void emit_expired() {
+    out_.insns.insert(out_.insns.end(), decision_.begin(), decision_.begin() + decision_size_);
+  }
 
   // The local that caches the counter (CheckForm::kLocal; a loop budget where checks exit to
   // the twin): the first free slot, in a method with edge checks. Without loops the entry
@@ -1155,7 +1161,9 @@ class Duplicator {
   CheckEmitter check_;
   const CheckForm check_form_;
   Insn count_entry_, count_back_;
-  std::vector<Insn> expired_;  // the twin's decision: `expired()`, or make_rearm's sequence
+  // The twin's decision: `expired()`, or make_rearm's sequence (no allocation per method).
+  std::array<Insn, 6> decision_{};
+  size_t decision_size_ = 0;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)
   std::vector<uint8_t> jumped_to_handler_;                 // by label: a trampoline jumps there

@@ -69,7 +69,7 @@ std::vector<std::string> split_long_options(std::span<const std::string> args) {
   for (const std::string& arg : args) {
     if (arg == "--") options = false;
     size_t eq = arg.find('=');
-    if (options && arg.size() > 2 && arg.starts_with("--") && eq != std::string::npos && eq > 2) {
+    if (options && arg.starts_with("--") && eq != std::string::npos && eq > 2) {
       out.push_back(arg.substr(0, eq));
       out.push_back(arg.substr(eq + 1));
     } else {

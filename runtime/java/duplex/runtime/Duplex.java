@@ -211,30 +211,21 @@ public final class Duplex {
    * so that methods do not all take their first sample at their first check. Threads racing on
    * one counter can also leave it below 0: that expiry re-phases too (a sample may be lost, never
    * biased). Sampling off parks the counter TIMER_POLL checks away, so a later setInterval() is
-   * seen.
+   * seen. Otherwise as the shared counter decides ({@link #nextStart}), without bursts.
    */
   public static int rearm(int left) {
-    int iv = interval;
-    if (iv <= 0) return -TIMER_POLL;
-    if (TIMER) {
-      int t = ticks;
-      if (t == tickSeen) return -TIMER_POLL; // no tick since the last sample
-      tickSeen = t;
-      Sampler.timerSample(1);
-      return TIMER_POLL;
-    }
     Stripe s = STRIPED ? stripe() : null;
-    if (left < 0) {
+    int iv = interval;
+    if (left < 0 && iv > 0 && !TIMER) {
       int phase = s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
       if (phase > 1) return -(phase - 1);
     }
-    double j = jitter;
-    return s != null ? Sampler.sample(s, iv, j, 1) : Sampler.sample(iv, j, 1);
+    return nextStart(s, 1, TIMER_POLL);
   }
 
   /** The counter a twin stores after {@link #rearm}. */
   public static int counterOf(int rearmed) {
-    return rearmed < 0 ? -rearmed : rearmed;
+    return Math.abs(rearmed);
   }
 
   /** Whether {@link #rearm} made this a sample. */
@@ -349,43 +340,38 @@ public final class Duplex {
 
   /** The counter reached zero: reset it and decide whether this is a sample. */
   private static boolean fireGlobal() {
-    int iv = interval;
-    if (iv <= 0) {
-      counter = TIMER ? TIMER_POLL : OFF; // sampling off
-      return false;
-    }
-    if (TIMER) {
-      int t = ticks;
-      if (t == tickSeen && !Sampler.inBurst()) {
-        counter = TIMER_POLL; // no tick since the last sample: poll again later
-        return false;
-      }
-      tickSeen = t;
-      counter = Sampler.timerSample(burst) ? 1 : TIMER_POLL;
-    } else {
-      counter = Sampler.sample(iv, jitter, burst);
-    }
-    return true;
+    int next = nextStart(null, burst, TIMER ? TIMER_POLL : OFF);
+    counter = Math.abs(next);
+    return next > 0;
   }
 
   private static boolean fireStripe(Stripe s) {
+    int next = nextStart(s, burst, TIMER ? TIMER_POLL : OFF);
+    s.counter = Math.abs(next);
+    return next > 0;
+  }
+
+  /**
+   * The decision when a counter (the global one with {@code s} null, a stripe's, or a method's)
+   * has run out: where it starts again, negated when this is no sample. Sampling off parks it
+   * {@code park} checks away; the timer trigger samples once per tick (seen by the global counter
+   * or by the stripe), then as many checks as the burst asks for.
+   */
+  private static int nextStart(Stripe s, int burst, int park) {
     int iv = interval;
-    if (iv <= 0) {
-      s.counter = TIMER ? TIMER_POLL : OFF;
-      return false;
-    }
+    if (iv <= 0) return -park;
     if (TIMER) {
       int t = ticks;
-      if (t == s.tickSeen && s.burstTaken == 0) {
-        s.counter = TIMER_POLL; // no tick since this stripe's last sample
-        return false;
+      boolean inBurst = s != null ? s.burstTaken > 0 : Sampler.inBurst();
+      if (t == (s != null ? s.tickSeen : tickSeen) && !inBurst) {
+        return -TIMER_POLL; // no tick since the last sample: poll again later
       }
-      s.tickSeen = t;
-      s.counter = Sampler.countInBurst(s, burst) ? 1 : TIMER_POLL;
-    } else {
-      s.counter = Sampler.sample(s, iv, jitter, burst);
+      if (s != null) s.tickSeen = t;
+      else tickSeen = t;
+      boolean more = s != null ? Sampler.countInBurst(s, burst) : Sampler.timerSample(burst);
+      return more ? 1 : TIMER_POLL;
     }
-    return true;
+    return s != null ? Sampler.sample(s, iv, jitter, burst) : Sampler.sample(iv, jitter, burst);
   }
 
   // Hand-back: an outlined twin whose check did not fire returns to its checking method, which

@@ -77,8 +77,12 @@ final class Sampler {
   }
 
   private static int draw(long x, int interval) {
-    double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
-    return 1 + (int) (u * interval);
+    return 1 + (int) (unit(x) * interval);
+  }
+
+  /** A PRNG state as a uniform double in [0, 1). */
+  private static double unit(long x) {
+    return (x >>> 11) * 0x1.0p-53;
   }
 
   /** Seeds stripe number {@code index} from the run's seed (reproducible per stripe). */
@@ -96,8 +100,7 @@ final class Sampler {
 
   /** The interval plus a uniform offset in [-jitter, +jitter] * interval, at least 1. */
   private static int jittered(long x, int interval, double jitter) {
-    double u = (x >>> 11) * 0x1.0p-53; // uniform in [0, 1)
-    long next = interval + (long) ((2.0 * u - 1.0) * jitter * interval);
+    long next = interval + (long) ((2.0 * unit(x) - 1.0) * jitter * interval);
     if (next < 1) return 1;
     if (next >= Integer.MAX_VALUE) return Integer.MAX_VALUE - 1;
     return (int) next;
