@@ -118,10 +118,10 @@ Status CheckEmitter::use_method_counter(ConstantPool& pool, std::string_view run
   if (!exits_ || budget_ || flag_) {
     return Error::plain("method counters need exit checks without loop budgets or flags");
   }
-  auto tick = pool.add_methodref(runtime_class, runtime_api::kTickOf, runtime_api::kIntToIntDesc);
+  auto tick = pool.add_methodref(runtime_class, runtime_api::kTickOf, runtime_api::kTickOfDesc);
   if (!tick) return tick.error();
   auto entry =
-      pool.add_methodref(runtime_class, runtime_api::kTickEntryOf, runtime_api::kIntToIntDesc);
+      pool.add_methodref(runtime_class, runtime_api::kTickEntryOf, runtime_api::kTickOfDesc);
   if (!entry) return entry.error();
   method_counter_ = field;
   tick_of_ = *tick;
@@ -267,8 +267,6 @@ void CheckEmitter::emit_tick(CodeIR& ir, uint16_t method, LabelId sample) const 
     ir.insns.push_back(Insn::make(op::kGetstatic, method_counter_));
     ir.insns.push_back(
         Insn::make(op::kInvokestatic, method == tick_entry_ ? tick_entry_of_ : tick_of_));
-    ir.insns.push_back(Insn::make(op::kDup));
-    ir.insns.push_back(Insn::make(op::kPutstatic, method_counter_));
     ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
     return;
   }

@@ -42,7 +42,7 @@ class CheckEmitter {
   bool has_budget() const { return budget_; }
   // Exit checks on the method's own counter (RewriteOptions::method_counters): `field` is its
   // Fieldref; entry and edge checks become `getstatic field; invokestatic tickEntryOf|tickOf;
-  // dup; putstatic field; ifle sample`. Only for exit checks without a budget or flag.
+  // ifle sample`. Only for exit checks without a budget or flag.
   Status use_method_counter(ConstantPool& pool, std::string_view runtime_class, uint16_t field);
 
   // An edge check: branches to `sample` when it fires. May create labels in `ir`.

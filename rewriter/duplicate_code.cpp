@@ -185,30 +185,20 @@ class Duplicator {
     return Ok{};
   }
 
-  // A twin's decision on the method's own counter, leaving `sampledOf` on the stack as
-  // `expired()` would: `getstatic f; invokestatic rearm; dup; invokestatic counterOf;
-  // putstatic f; invokestatic sampledOf` (runtime-contract.md).
+  // A twin's decision on the method's own counter, leaving the sampling decision on the stack
+  // as `expired()` would: `getstatic f; invokestatic methodCounter; dup; putstatic f;
+  // invokestatic rearm` (runtime-contract.md).
   Status make_rearm() {
-    struct Ref {
-      const char* name;
-      const char* desc;
-    };
-    uint16_t refs[3];
-    int i = 0;
-    for (Ref r : {Ref{runtime_api::kRearm, runtime_api::kIntToIntDesc},
-                  Ref{runtime_api::kCounterOf, runtime_api::kIntToIntDesc},
-                  Ref{runtime_api::kSampledOf, runtime_api::kIntToBooleanDesc}}) {
-      auto ref = pool_.add_methodref(m_.runtime_class, r.name, r.desc);
-      if (!ref) return ref.error();
-      refs[i++] = *ref;
-    }
+    auto make = pool_.add_methodref(m_.runtime_class, runtime_api::kMethodCounter,
+                                    runtime_api::kMethodCounterMakeDesc);
+    if (!make) return make.error();
+    auto rearm =
+        pool_.add_methodref(m_.runtime_class, runtime_api::kRearm, runtime_api::kRearmDesc);
+    if (!rearm) return rearm.error();
     const uint16_t field = plan_.method_counter;
-    decision_ = {Insn::make(op::kGetstatic, field),
-                 Insn::make(op::kInvokestatic, refs[0]),
-                 Insn::make(op::kDup),
-                 Insn::make(op::kInvokestatic, refs[1]),
-                 Insn::make(op::kPutstatic, field),
-                 Insn::make(op::kInvokestatic, refs[2])};
+    decision_ = {Insn::make(op::kGetstatic, field), Insn::make(op::kInvokestatic, *make),
+                 Insn::make(op::kDup), Insn::make(op::kPutstatic, field),
+                 Insn::make(op::kInvokestatic, *rearm)};
     decision_size_ = decision_.size();
     return Ok{};
   }
@@ -1162,7 +1152,7 @@ class Duplicator {
   const CheckForm check_form_;
   Insn count_entry_, count_back_;
   // The twin's decision: `expired()`, or make_rearm's sequence (no allocation per method).
-  std::array<Insn, 6> decision_{};
+  std::array<Insn, 5> decision_{};
   size_t decision_size_ = 0;
   std::vector<LabelId> dup_label_, check_start_, dup_start_, exception_trampoline_;
   std::vector<std::pair<uint32_t, uint32_t>> redirected_;  // (block, try index)

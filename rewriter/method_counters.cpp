@@ -1,4 +1,4 @@
-// Method counters: one static int per counting method (see method_counters.h).
+// Method counters: one static field per counting method (see method_counters.h).
 #include "rewriter/method_counters.h"
 
 #include <algorithm>

@@ -1,11 +1,12 @@
 // Method counters (RewriteOptions::method_counters): each counting method of a class counts
-// its checks down in a static int of the class, `private static synthetic int duplex$k<N>`
-// (N: the method's index in the class file), instead of the runtime's shared counter. Every
-// method is then sampled at its own 1-in-interval rate, so a method's share of the samples
-// follows its own checks: stratified sampling (docs/design/sampling-accuracy.md). The fields
-// are private and static, so they change neither the class's serialVersionUID nor what
-// subclasses see. Interfaces cannot hold such fields (theirs must be final): their methods keep
-// the shared counter.
+// its checks down on a counter of its own, held in a static field of the class,
+// `private static synthetic Object duplex$k<N>` (N: the method's index in the class file),
+// instead of the runtime's shared counter. The runtime keeps a cell per thread stripe in it
+// (docs/design/runtime-contract.md, "Method counters"). Every method is then sampled at its own
+// 1-in-interval rate, so a method's share of the samples follows its own checks: stratified
+// sampling (docs/design/sampling-accuracy.md). The fields are private and static, so they change
+// neither the class's serialVersionUID nor what subclasses see. Interfaces cannot hold such
+// fields (theirs must be final): their methods keep the shared counter.
 #pragma once
 
 #include <cstdint>

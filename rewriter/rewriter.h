@@ -108,13 +108,13 @@ struct RewriteOptions {
   // flag_check_max_bytes). 0 (the default): off. Off by default because linking the call
   // sites costs more in short runs than it saves (docs/design/hotspot-costs.md, section 2).
   uint32_t caller_sampled_max_bytes = 0;
-  // Each counting method counts down a static int of its own class (`duplex$k<N>`, added as a
-  // private synthetic field) instead of the runtime's shared counter, so that every method is
-  // sampled at its own 1-in-interval rate: stratified sampling, whose profiles from a few
-  // samples are closer to the exhaustive one (docs/design/sampling-accuracy.md). Needs the
-  // outlined layout without hand-back and without loop budgets (CheckForm::kLocal);
-  // interfaces (whose fields must be final) keep the shared counter. Threads share a method's
-  // counter (no stripes), which costs where several threads run the same hot methods.
+  // Each counting method counts down a counter of its own (a private synthetic static field of
+  // its class, `duplex$k<N>`, holding a cell per thread stripe) instead of the runtime's shared
+  // counter, so that every method is sampled at its own 1-in-interval rate: stratified
+  // sampling, whose profiles from a few samples are closer to the exhaustive one
+  // (docs/design/sampling-accuracy.md). Needs the outlined layout without hand-back and without
+  // loop budgets (CheckForm::kLocal); interfaces (whose fields must be final) keep the shared
+  // counter.
   bool method_counters = false;
 };
 

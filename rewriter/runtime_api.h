@@ -19,18 +19,20 @@ inline constexpr const char* kTick = "tick";
 inline constexpr const char* kTickEntry = "tickEntry";
 inline constexpr const char* kTickDesc = "()I";
 inline constexpr const char* kExpired = "expired";
-// Method counters (RewriteOptions::method_counters): the exit check decrements a static int of
-// the method's class through `tickOf(I)I` / `tickEntryOf(I)I` (`getstatic f; invokestatic;
-// dup; putstatic f; ifle sample`), and the twin decides with `rearm(I)I` on what the check left,
-// storing `counterOf(I)I` of the answer and sampling if `sampledOf(I)Z`.
+// Method counters (RewriteOptions::method_counters): the exit check counts down the method's
+// own counter, a static Object field of its class, through `tickOf` / `tickEntryOf`
+// (`getstatic f; invokestatic; ifle sample`); the twin decides with `getstatic f; invokestatic
+// methodCounter; dup; putstatic f; invokestatic rearm`, which leaves the sampling decision as
+// `expired()` would. The field is typed Object so that rewritten code names no other runtime
+// class (the runtime keeps a cell per thread stripe in it).
 inline constexpr const char* kTickOf = "tickOf";
 inline constexpr const char* kTickEntryOf = "tickEntryOf";
+inline constexpr const char* kTickOfDesc = "(Ljava/lang/Object;)I";
+inline constexpr const char* kMethodCounter = "methodCounter";
+inline constexpr const char* kMethodCounterMakeDesc = "(Ljava/lang/Object;)Ljava/lang/Object;";
 inline constexpr const char* kRearm = "rearm";
-inline constexpr const char* kCounterOf = "counterOf";
-inline constexpr const char* kIntToIntDesc = "(I)I";
-inline constexpr const char* kSampledOf = "sampledOf";
-inline constexpr const char* kIntToBooleanDesc = "(I)Z";
-inline constexpr const char* kMethodCounterDesc = "I";
+inline constexpr const char* kRearmDesc = "(Ljava/lang/Object;)Z";
+inline constexpr const char* kMethodCounterDesc = "Ljava/lang/Object;";
 // Loop budgets (CheckForm::kLocal in the outlined layout without hand-back): a method with
 // loops counts its back edges in a local. `loopEntry()I` is its entry check (tickEntry, capped:
 // the budget), `budget()I` the budget a twin starts with after `expired()`, `spend(I)I` counts a

@@ -3,6 +3,7 @@
 #
 #   jdk_modes.sh DUPLEX HARNESS_DIR [--limit N] [MODE...]
 #
+# A MODE may carry options after commas, as `full,--method-counters`.
 # The rewritten classes are patched into java.base in a child JVM (the harness's --jdk mode),
 # so they are verified by the JVM's own boot loader. Two things make that possible:
 # - java.base cannot read the module of the duplex runtime, so the classes are rewritten to
@@ -17,7 +18,7 @@ duplex=$1 harness=$2
 shift 2
 limit=0
 if [ "${1:-}" = --limit ]; then limit=$2; shift 2; fi
-modes=${*:-full partial nodup exhaustive checks auto}
+modes=${*:-full partial nodup exhaustive checks auto full,--method-counters}
 here=$(cd "$(dirname "$0")" && pwd)
 jdk=$(dirname "$(dirname "$(readlink -f "$(command -v javac)")")")
 tmp=$(mktemp -d)
@@ -45,7 +46,9 @@ failed=0
 for mode in $modes; do
   rm -rf "$tmp/out"
   mkdir -p "$tmp/out"
-  "$duplex" instrument "$tmp/orig/java.base" -o "$tmp/out/java.base" --mode "$mode" --quiet \
+  mode_options=$(echo "$mode" | tr , ' ')
+  # shellcheck disable=SC2086 # the mode and its options, split at the commas
+  "$duplex" instrument "$tmp/orig/java.base" -o "$tmp/out/java.base" --mode $mode_options --quiet \
     --runtime-class java.lang.DuplexVerifyStub "$@"
   cp "$tmp/stub/java/lang/DuplexVerifyStub.class" "$tmp/out/java.base/java/lang/"
   changed=0

@@ -328,59 +328,96 @@ public final class RuntimeTest {
   }
 
   /**
-   * Method counters (rewrite option --method-counters): a counter that ran out (0) samples and
-   * restarts at the interval; a method's first expiry (-1: its field starts at 0) draws a phase
-   * in [1, interval] and samples only when the phase is 1; interval 1 always samples; sampling
-   * off parks the counter without a sample. Checks counted with tickOf then sample exactly once
-   * per interval after the first.
+   * Method counters (rewrite option --method-counters): a method's first check finds no counter
+   * and leaves for its twin, which makes one; a cell that ran out (0) samples and restarts at the
+   * interval; a cell's first expiry (made with -1 left) draws a phase in [1, interval] and samples
+   * only when the phase is 1; interval 1 always samples; sampling off parks the cell without a
+   * sample, and a new interval restarts every cell. Checks on one counter then sample exactly
+   * once per interval after the first, and each thread stripe counts on a cell of its own.
    */
   static void methodCounters() throws Exception {
     String jitterBefore = Duplex.getOption("jitter");
     Duplex.configure("jitter=0");
     Duplex.setInterval(10);
-    long before = Duplex.samplesTaken();
-    int r = Duplex.rearm(0);
-    expect(Duplex.sampledOf(r), "a counter that ran out samples");
-    expectEq(10, Duplex.counterOf(r), "and restarts at the interval");
-    expectEq(before + 1, Duplex.samplesTaken(), "the sample is counted");
+    expectEq(0, Duplex.tickOf(null), "a method's first check leaves for its twin");
+    Object k = Duplex.methodCounter(null);
+    expect(k != null && Duplex.methodCounter(k) == k, "the twin makes the counter once");
     int[] phases = new int[11];
     int sampled = 0;
     for (int i = 0; i < 10000; i++) {
-      int c = Duplex.rearm(-1);
-      if (Duplex.sampledOf(c)) {
+      Object fresh = Duplex.methodCounter(null);
+      expectEq(0, Duplex.tickOf(fresh), "no cell for this thread yet: leave");
+      if (Duplex.rearm(fresh)) {
         sampled++;
-        expectEq(10, Duplex.counterOf(c), "a first expiry that samples restarts at the interval");
+        expectEq(10, checksToExpiry(fresh), "a first expiry that samples restarts at the interval");
       } else {
-        int left = Duplex.counterOf(c);
+        int left = checksToExpiry(fresh);
         expect(left >= 1 && left <= 9, "a first expiry's phase is in [1, 9]: " + left);
         phases[left]++;
       }
     }
     expect(sampled > 800 && sampled < 1200, "a tenth of first expiries sample: " + sampled);
-    for (int k = 1; k <= 9; k++)
-      expect(phases[k] > 800 && phases[k] < 1200, "phase " + k + " drawn " + phases[k] + " times");
+    for (int p = 1; p <= 9; p++)
+      expect(phases[p] > 800 && phases[p] < 1200, "phase " + p + " drawn " + phases[p] + " times");
+    // A cell that ran out samples, restarts at the interval, and the sample is counted.
+    Duplex.rearm(k);
+    checksToExpiry(k);
+    long before = Duplex.samplesTaken();
+    expect(Duplex.rearm(k), "a counter that ran out samples");
+    expectEq(before + 1, Duplex.samplesTaken(), "the sample is counted");
+    expectEq(10, checksToExpiry(k), "and restarts at the interval");
     // One method's checks: after the first sample, one sample every 10 checks.
-    int counter = 0;
+    Object m = null;
     List<Integer> samples = new ArrayList<>();
     for (int check = 0; check < 100; check++) {
-      counter = Duplex.tickOf(counter);
-      if (counter <= 0) {
-        int rearmed = Duplex.rearm(counter);
-        counter = Duplex.counterOf(rearmed);
-        if (Duplex.sampledOf(rearmed)) samples.add(check);
+      if (Duplex.tickOf(m) <= 0) {
+        m = Duplex.methodCounter(m);
+        if (Duplex.rearm(m)) samples.add(check);
       }
     }
     for (int i = 1; i < samples.size(); i++)
       expectEq(10, samples.get(i) - samples.get(i - 1), "samples 10 checks apart: " + samples);
     expect(samples.size() >= 9 && samples.size() <= 10, "9 or 10 samples in 100 checks: " + samples);
+    otherStripeCountsApart(k);
     Duplex.setInterval(1);
-    for (int i = 0; i < 5; i++)
-      expect(Duplex.sampledOf(Duplex.rearm(-1)), "interval 1: a first expiry samples");
+    for (int i = 0; i < 5; i++) {
+      Object fresh = Duplex.methodCounter(null);
+      expect(Duplex.rearm(fresh), "interval 1: a first expiry samples");
+      expectEq(1, checksToExpiry(fresh), "interval 1: every check samples");
+    }
     Duplex.setInterval(0);
-    int off = Duplex.rearm(0);
-    expect(!Duplex.sampledOf(off) && Duplex.counterOf(off) > 1000, "sampling off parks the counter");
+    expect(Duplex.tickOf(k) <= 0, "a new interval sends every cell to its twin");
+    expect(!Duplex.rearm(k), "sampling off: no sample");
+    expect(Duplex.tickOf(k) > 1_000_000, "sampling off parks the counter");
+    Duplex.setInterval(10);
+    expect(Duplex.tickOf(k) <= 0, "sampling on again: the parked cell leaves for its twin");
+    boolean sampledNow = Duplex.rearm(k);
+    int left = checksToExpiry(k);
+    expect(sampledNow ? left == 10 : left >= 1 && left <= 9,
+        "and takes a phase under the new interval: " + sampledNow + ", " + left);
     Duplex.configure("jitter=" + jitterBefore);
     Duplex.setInterval(1000);
+  }
+
+  /** Checks on a method counter until it runs out: how many it took (the cell's count). */
+  static int checksToExpiry(Object counter) {
+    int n = 1;
+    while (Duplex.tickOf(counter) > 0) n++;
+    return n;
+  }
+
+  /** A thread on another stripe finds no cell of its own in `k`, and leaves this thread's alone. */
+  static void otherStripeCountsApart(Object k) throws Exception {
+    Duplex.rearm(k); // this thread's cell ran out: 10 checks left (interval 10)
+    int[] seen = new int[1];
+    Thread t;
+    do {
+      t = new Thread(() -> seen[0] = Duplex.tickOf(k));
+    } while ((t.getId() & 15) == (Thread.currentThread().getId() & 15));
+    t.start();
+    t.join();
+    expectEq(0, seen[0], "another stripe's thread has no cell yet: it leaves for the twin");
+    expectEq(10, checksToExpiry(k), "this thread's cell is untouched");
   }
 
   static List<Integer> seededGaps() {

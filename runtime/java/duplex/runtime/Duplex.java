@@ -186,51 +186,75 @@ public final class Duplex {
     return tick();
   }
 
-  // Method counters (the rewrite option --method-counters): each counting method decrements a
-  // static int of its own class instead of the shared counter, so that each method is sampled
-  // at its own 1-in-interval rate. A method's share of the samples then follows its own checks
-  // (stratified sampling) instead of where the shared count happened to run out.
+  // Method counters (the rewrite option --method-counters): each counting method counts down a
+  // counter of its own instead of the shared one, so that each method is sampled at its own
+  // 1-in-interval rate. A method's share of the samples then follows its own checks (stratified
+  // sampling) instead of where the shared count happened to run out. The counter is a static
+  // Object field of the method's class holding a MethodCell[]: one cell per thread stripe, so
+  // that threads running the same method do not write the same cache line at every check
+  // (docs/design/sampling-accuracy.md, "Per-thread cells"). Typed Object
+  // so that rewritten code names no runtime class but this one; the cells are made by the twin
+  // ({@link #methodCounter}, {@link #rearm}), never on the check's path.
 
-  /** A back edge's check on a method counter: the counter's next value (at zero or below: leave). */
-  public static int tickOf(int counter) {
+  /** A back edge's check on a method counter: the cell's next value (at zero or below: leave). */
+  public static int tickOf(Object counter) {
     if (COUNT_CHECKS) Sampler.countCheck();
-    return counter - 1;
+    if (counter == null) return 0; // the method's first check: its twin makes the counter
+    MethodCell c = ((MethodCell[]) counter)[cellIndex()];
+    return c == null ? 0 : --c.count;
   }
 
   /** A counting method's entry on a method counter: {@link #tickOf}, after ending a caller's flag sample. */
-  public static int tickEntryOf(int counter) {
+  public static int tickEntryOf(Object counter) {
     if (sampling != null) endCallerSample();
     return tickOf(counter);
   }
 
   /**
-   * In a twin entered because its method counter ran out ({@code left}: the counter as the check
-   * left it): the counter's next start, negated when this is not a sample. Counters start at 0,
-   * so a method's first check leaves -1: that is its first expiry, which gives the counter a
-   * random phase in [1, interval] as if it had started there (a sample now when the phase is 1),
-   * so that methods do not all take their first sample at their first check. Threads racing on
-   * one counter can also leave it below 0: that expiry re-phases too (a sample may be lost, never
-   * biased). Sampling off parks the counter TIMER_POLL checks away, so a later setInterval() is
-   * seen. Otherwise as the shared counter decides ({@link #nextStart}), without bursts.
+   * In a twin entered because its method counter ran out: the counter to store back in the field
+   * (the one given, or a new one on the method's first check).
    */
-  public static int rearm(int left) {
+  public static Object methodCounter(Object counter) {
+    return counter != null ? counter : MethodCounters.make();
+  }
+
+  /**
+   * In a twin entered because its method counter ran out (after {@link #methodCounter}): restarts
+   * the calling thread's cell; true: sample. A cell the check found missing is made here with
+   * -1 left: that is its first expiry, which gives it a random phase in [1, interval] as if it
+   * had started there (a sample now when the phase is 1), so that methods do not all take their
+   * first sample at their first check. Threads sharing a cell can also leave it below 0: that
+   * expiry re-phases too (a sample may be lost, never biased). Sampling off parks the cell as
+   * far away as the shared counter (a later setInterval() restarts every cell: {@link
+   * MethodCounters#restartAll}). Otherwise as the shared counter decides ({@link #nextStart}),
+   * without bursts.
+   */
+  public static boolean rearm(Object counter) {
+    MethodCell[] cells = (MethodCell[]) counter;
+    int i = cellIndex();
+    MethodCell c = cells[i];
+    if (c == null) {
+      c = new MethodCell();
+      c.count = -1;
+      cells[i] = c;
+    }
     Stripe s = STRIPED ? stripe() : null;
     int iv = interval;
-    if (left < 0 && iv > 0 && !TIMER) {
+    if (c.count < 0 && iv > 0 && !TIMER) {
       int phase = s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
-      if (phase > 1) return -(phase - 1);
+      if (phase > 1) {
+        c.count = phase - 1;
+        return false;
+      }
     }
-    return nextStart(s, 1, TIMER_POLL);
+    int next = nextStart(s, 1, TIMER ? TIMER_POLL : OFF);
+    c.count = Math.abs(next);
+    return next > 0;
   }
 
-  /** The counter a twin stores after {@link #rearm}. */
-  public static int counterOf(int rearmed) {
-    return Math.abs(rearmed);
-  }
-
-  /** Whether {@link #rearm} made this a sample. */
-  public static boolean sampledOf(int rearmed) {
-    return rearmed > 0;
+  /** The calling thread's cell of a method counter: its stripe's, or the one cell (counter=global). */
+  private static int cellIndex() {
+    return STRIPED ? (int) Thread.currentThread().getId() & MethodCounters.CELL_MASK : 0;
   }
 
   /** In a twin entered because {@link #tick} reached zero: reset the counter; true: sample. */
@@ -826,6 +850,7 @@ public final class Duplex {
     } else {
       counter = start;
     }
+    MethodCounters.restartAll();
   }
 
   /** The timer trigger: sets the sample condition; the next check takes the sample. */

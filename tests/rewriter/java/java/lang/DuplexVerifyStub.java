@@ -17,6 +17,11 @@ public final class DuplexVerifyStub {
   public static int tick() { return Integer.MAX_VALUE; }
   public static int tickEntry() { return Integer.MAX_VALUE; }
   public static boolean expired() { return false; }
+  // --method-counters: the counter never runs out.
+  public static int tickOf(Object counter) { return Integer.MAX_VALUE; }
+  public static int tickEntryOf(Object counter) { return Integer.MAX_VALUE; }
+  public static Object methodCounter(Object counter) { return counter != null ? counter : new int[1]; }
+  public static boolean rearm(Object counter) { return false; }
   public static boolean fire() {
     counter = Integer.MAX_VALUE;
     return false;

@@ -1,0 +1,49 @@
+package duplex.runtime;
+
+import java.lang.ref.WeakReference;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * Every method counter made so far (Duplex.methodCounter), so that a change of the interval
+ * reaches them: with sampling off a cell parks as far away as the shared counter does, and only
+ * a restart brings it back. Weakly held: a counter lives in a static field of its class and goes
+ * when the class is unloaded.
+ */
+final class MethodCounters {
+  /** Cells per method counter: threads whose ids agree in these bits share a cell. */
+  static final int CELL_MASK = 15;
+
+  private static final List<WeakReference<MethodCell[]>> ALL = new ArrayList<>();
+
+  private MethodCounters() {}
+
+  /** A new method counter, with no cells yet (each thread stripe makes its own in Duplex.rearm). */
+  static MethodCell[] make() {
+    MethodCell[] cells = new MethodCell[CELL_MASK + 1];
+    synchronized (ALL) {
+      ALL.add(new WeakReference<>(cells));
+    }
+    return cells;
+  }
+
+  /**
+   * Sends every cell to its twin at its next check as at its first expiry (Duplex.rearm): it
+   * takes a new phase under the new interval, or parks when sampling is now off.
+   */
+  static void restartAll() {
+    synchronized (ALL) {
+      for (Iterator<WeakReference<MethodCell[]>> it = ALL.iterator(); it.hasNext(); ) {
+        MethodCell[] cells = it.next().get();
+        if (cells == null) {
+          it.remove();
+          continue;
+        }
+        for (MethodCell c : cells) {
+          if (c != null) c.count = -1;
+        }
+      }
+    }
+  }
+}
