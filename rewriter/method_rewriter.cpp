@@ -283,11 +283,9 @@ class MethodRewriter {
 
   // `plan` with the method's own counter (method_counters.h) where its checks count and exit
   // to the twin; an empty plan (method_counter 0) when they stay on the shared counter.
+  // rewrite_class has refused the layouts without exit checks (method_counters_unsupported).
   Result<DupPlan> with_method_counter(const DupPlan& plan) {
-    if (!method_counters_ || !method_counters_->usable() || plan.flag_checks ||
-        options_.hand_back || options_.check == CheckForm::kLocal) {
-      return DupPlan{};
-    }
+    if (!method_counters_ || !method_counters_->usable() || plan.flag_checks) return DupPlan{};
     auto field =
         method_counters_->field_for(cf_.pool, static_cast<uint32_t>(&method_ - cf_.methods.data()));
     if (!field) return field.error();

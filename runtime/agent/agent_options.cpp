@@ -207,8 +207,13 @@ bool parse_agent_options(const char* text, AgentOptions& out, std::string& error
       if (!apply(key, value, o, error)) return false;
     }
   }
-  if (o.method_counters && (o.hand_back || o.check == CheckForm::kLocal)) {
-    error = "duplex agent: methodCounters=true needs layout=outline and a check other than local";
+  // The rewriter's own rule, on the options the agent rewrites with (always outlined).
+  RewriteOptions rewrite;
+  rewrite.hand_back = o.hand_back;
+  rewrite.check = o.check;
+  rewrite.method_counters = o.method_counters;
+  if (auto why = method_counters_unsupported(rewrite)) {
+    error = "duplex agent: methodCounters=true: " + *why;
     return false;
   }
   out = std::move(o);
