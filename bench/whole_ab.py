@@ -4,10 +4,13 @@
   whole_ab.py PROGRAM [--reps N] [--size small|large] [--mode MODE] [--seeds N]
               [--instrument-args ARGS] SETTING...
 
-A SETTING is NAME=INTERVAL[,KEY=VALUE...] with runtime settings (docs/profile-format.md), e.g.
+A SETTING is NAME=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...] with runtime settings
+(docs/profile-format.md), e.g.
   i1000=1000    b4=1000,burst=4    i100=100    t10=1,trigger=timer,timerMs=10
-The program is rewritten once (--mode, both instrumentations, plus --instrument-args) and every
-setting runs that same rewrite, so only the runtime's sampling differs. Each repetition runs the
+  mc=full,--method-counters@1000    chk=checks@0    (a rewrite of their own)
+A setting without MODE@ runs the default rewrite (--mode, plus --instrument-args); one with it is
+rewritten with that mode and options instead (both instrumentations, none for `checks`), so that
+rewrites can be compared side by side too. Each repetition runs the
 uninstrumented program and every setting once, in a shuffled order (one JVM each, start-up and
 JIT included). The table gives the median CPU time over the uninstrumented program's median, the
 range over repetitions, the samples, and the overlap (call-edge / field-access) of the first
@@ -37,17 +40,20 @@ BOTH = "call-edge,field-access"
 
 def parse_setting(text):
     name, _, rest = text.partition("=")
+    rewrite, at, rest = rest.rpartition("@")
     interval, *pairs = rest.split(",")
-    if not name or not interval.isdigit():
-        raise SystemExit("whole_ab.py: bad setting %r (expected NAME=INTERVAL[,KEY=VALUE...])"
-                         % text)
+    if not name or not interval.isdigit() or (at and not rewrite):
+        raise SystemExit("whole_ab.py: bad setting %r (expected "
+                         "NAME=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...])" % text)
     settings = {}
     for p in pairs:
         k, eq, v = p.partition("=")
         if not eq:
             raise SystemExit("whole_ab.py: bad runtime setting %r in %r" % (p, text))
         settings[k] = v
-    return {"name": name, "interval": int(interval), "settings": settings}
+    mode, *options = rewrite.split(",") if at else (None,)
+    return {"name": name, "interval": int(interval), "settings": settings, "mode": mode,
+            "options": options}
 
 
 def rewrite_name(mode, options):
@@ -76,22 +82,32 @@ def main():
     settings = [parse_setting(t) for t in a.settings]
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
-    options = shlex.split(a.instrument_args)
-    dest = benchlib.cache_dir() / "whole-ab" / w.name / rewrite_name(a.mode, options)
-    jars = [benchlib.instrument(j, dest, a.mode, BOTH, options).jar for j in w.app_jars]
-    profiles = dest / "profiles"
-    profiles.mkdir(parents=True, exist_ok=True)
+    default_rewrite = (a.mode, tuple(shlex.split(a.instrument_args)))
+    rewrites = {}  # (mode, options) -> {"jars", "profiles", "ref"}
+    for s in settings:
+        key = default_rewrite if s["mode"] is None else (s["mode"], tuple(s["options"]))
+        s["rewrite"] = key
+        if key not in rewrites:
+            mode, options = key
+            dest = benchlib.cache_dir() / "whole-ab" / w.name / rewrite_name(mode, options)
+            events = "" if mode == "checks" else BOTH
+            rewrites[key] = {"jars": [benchlib.instrument(j, dest, mode, events, list(options)).jar
+                                      for j in w.app_jars], "profiles": dest / "profiles"}
+            rewrites[key]["profiles"].mkdir(parents=True, exist_ok=True)
     reference_output = benchlib.run(w, extra, size=a.size).output
 
-    def run(interval, settings_, name):
-        prof = profiles / (name + ".xml")
-        r = benchlib.run(w, extra, jars, benchlib.runtime_opts(interval, prof, **settings_),
+    def run(s, interval, settings_, name):
+        rw = rewrites[s["rewrite"]]
+        prof = rw["profiles"] / (name + ".xml")
+        r = benchlib.run(w, extra, rw["jars"], benchlib.runtime_opts(interval, prof, **settings_),
                          size=a.size)
         if not r.ok or r.output != reference_output:
             raise SystemExit("whole_ab.py: %s %s failed or its output differs" % (w.name, name))
         return r, prof
 
-    ref = run(1, {}, "interval-1")[1]
+    for key, rw in rewrites.items():
+        if key[0] != "checks":  # checks-only counts no events: no profile to compare
+            rw["ref"] = run({"rewrite": key}, 1, {}, "interval-1")[1]
     cpu = {"base": []}
     cpu.update({s["name"]: [] for s in settings})
     first = {}
@@ -103,27 +119,32 @@ def main():
                 r = benchlib.run(w, extra, size=a.size)
                 cpu["base"].append(r.cpu)
                 continue
-            r, prof = run(s["interval"], s["settings"], "%s-%d" % (s["name"], rep))
+            r, prof = run(s, s["interval"], s["settings"], "%s-%d" % (s["name"], rep))
             cpu[s["name"]].append(r.cpu)
             first.setdefault(s["name"], prof)
     base = statistics.median(cpu["base"])
     print("\n%s (%s input), %s, %d repetitions; uninstrumented %.2f s CPU\n" % (
-        w.name, a.size, a.mode, a.reps, base))
-    print("| setting | overhead, median (range) | samples | overlap with interval 1 (CE / FA) |")
-    print("| --- | --- | --- | --- |")
+        w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps, base))
+    print("| setting | rewrite | overhead, median (range) | samples | overlap with interval 1 "
+          "(CE / FA) |")
+    print("| --- | --- | --- | --- | --- |")
     for s in settings:
         c = cpu[s["name"]]
         prof = first[s["name"]]
-        print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) | %d | %s |" % (
-            s["name"], 100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
+        ref = rewrites[s["rewrite"]].get("ref")
+        print("| %s | %s | %+.1f%% (%+.0f%%..%+.0f%%) | %d | %s |" % (
+            s["name"], " ".join(s["rewrite"][:1] + s["rewrite"][1]),
+            100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
             100 * (max(c) / base - 1), run_bench.read_profile(prof)["samples"],
-            accuracy(ref, prof)))
+            accuracy(ref, prof) if ref else "-"))
     if a.seeds:
-        seeds(a.seeds, settings[0], run, ref)
+        seeds(a.seeds, settings[0], run, rewrites[settings[0]["rewrite"]].get("ref"))
 
 
 def seeds(n, setting, run, ref):
-    profs = [run(setting["interval"], dict(setting["settings"], seed=str(1000 + k)),
+    if ref is None:
+        raise SystemExit("whole_ab.py: --seeds needs a first setting that counts events")
+    profs = [run(setting, setting["interval"], dict(setting["settings"], seed=str(1000 + k)),
                  "%s-seed%d" % (setting["name"], k))[1] for k in range(n)]
     print("\n%s with %d seeds (overlap CE / FA)\n" % (setting["name"], n))
     for k, p in enumerate(profs):

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """meson test 'bench-whole-ab': whole_ab.py's settings and accuracy (no program runs).
 
-A setting names an interval and runtime settings; a malformed one is refused with its text. The
+A setting names an interval and runtime settings, and may name a rewrite of its own; a malformed one is refused with its text. The
 accuracy column is the overlap of two profiles, read from their XML."""
 import sys
 import tempfile
@@ -36,12 +36,19 @@ def refused(text):
 
 def main():
     s = whole_ab.parse_setting("b4=1000,burst=4,jitter=0")
-    assert s == {"name": "b4", "interval": 1000, "settings": {"burst": "4", "jitter": "0"}}, s
-    assert whole_ab.parse_setting("i1=1") == {"name": "i1", "interval": 1, "settings": {}}
+    assert s == {"name": "b4", "interval": 1000, "settings": {"burst": "4", "jitter": "0"},
+                 "mode": None, "options": []}, s
+    assert whole_ab.parse_setting("i1=1") == {"name": "i1", "interval": 1, "settings": {},
+                                              "mode": None, "options": []}
+    # A rewrite of its own: MODE[,OPTION...]@ before the interval.
+    s = whole_ab.parse_setting("mc=full,--method-counters,--flag-check-bytes=0@1000,burst=2")
+    assert s == {"name": "mc", "interval": 1000, "settings": {"burst": "2"}, "mode": "full",
+                 "options": ["--method-counters", "--flag-check-bytes=0"]}, s
+    assert whole_ab.parse_setting("chk=checks@0")["mode"] == "checks"
     assert whole_ab.rewrite_name("full", []) == "full"
     assert whole_ab.rewrite_name("full", ["--method-counters", "--flag-check-bytes=0"]) == \
         "full_method-counters_flag-check-bytes-0"
-    for bad in ("b4", "=1000", "b4=x", "b4=1000,burst", "b4=-5"):
+    for bad in ("b4", "=1000", "b4=x", "b4=1000,burst", "b4=-5", "mc=@1000", "mc=full@x"):
         refused(bad)
     with tempfile.TemporaryDirectory() as d:
         a, b = Path(d) / "a.xml", Path(d) / "b.xml"

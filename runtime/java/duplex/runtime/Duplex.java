@@ -193,15 +193,48 @@ public final class Duplex {
   // Object field of the method's class holding a MethodCell[]: one cell per thread stripe, so
   // that threads running the same method do not write the same cache line at every check
   // (docs/design/sampling-accuracy.md, "Per-thread cells"). Typed Object
-  // so that rewritten code names no runtime class but this one; the cells are made by the twin
-  // ({@link #methodCounter}, {@link #rearm}), never on the check's path.
+  // so that rewritten code names no runtime class but this one. The field is set by the twin
+  // ({@link #methodCounter}) at the method's first check; each thread stripe's cell is made by the
+  // check that first needs it ({@link #firstTickOf}), so that a thread does not leave for the
+  // twin just because it is new to the method.
 
   /** A back edge's check on a method counter: the cell's next value (at zero or below: leave). */
   public static int tickOf(Object counter) {
     if (COUNT_CHECKS) Sampler.countCheck();
+    MethodCell c;
+    if (counter == null || (c = ((MethodCell[]) counter)[cellIndex()]) == null) {
+      return firstTickOf(counter);
+    }
+    return --c.count;
+  }
+
+  /**
+   * The first check of this thread stripe on a method counter: makes the stripe's cell, counting
+   * this check (0, to leave for the twin, when the method has no counter yet). Here rather than in the twin: a thread new to a method (a worker starting on code
+   * the main thread made hot) would otherwise leave for the twin from compiled code once per
+   * method, even with sampling off (sunflow's render threads: docs/design/sampling-accuracy.md,
+   * section 4). Kept out of tickOf() so that its bytecode stays small enough to inline anywhere.
+   */
+  private static int firstTickOf(Object counter) {
     if (counter == null) return 0; // the method's first check: its twin makes the counter
-    MethodCell c = ((MethodCell[]) counter)[cellIndex()];
-    return c == null ? 0 : --c.count;
+    MethodCell[] cells = (MethodCell[]) counter;
+    MethodCell c = new MethodCell();
+    c.count = cellStart(STRIPED ? stripe() : null) - 1;
+    cells[cellIndex()] = c;
+    return c.count;
+  }
+
+  /**
+   * Where a new or restarted cell starts: a phase drawn uniformly from [1, interval], as if it
+   * had been counting all along, so that methods do not all take their first sample at their
+   * first check; parked when sampling is off; a timer poll away in timer mode. {@code s}: the
+   * calling thread's stripe (its PRNG), or null for the shared one.
+   */
+  static int cellStart(Stripe s) {
+    int iv = interval;
+    if (iv <= 0) return TIMER ? TIMER_POLL : OFF;
+    if (TIMER) return TIMER_POLL;
+    return s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
   }
 
   /** A counting method's entry on a method counter: {@link #tickOf}, after ending a caller's flag sample. */
@@ -220,33 +253,26 @@ public final class Duplex {
 
   /**
    * In a twin entered because its method counter ran out (after {@link #methodCounter}): restarts
-   * the calling thread's cell; true: sample. A cell the check found missing is made here with
-   * -1 left: that is its first expiry, which gives it a random phase in [1, interval] as if it
-   * had started there (a sample now when the phase is 1), so that methods do not all take their
-   * first sample at their first check. Threads sharing a cell can also leave it below 0: that
-   * expiry re-phases too (a sample may be lost, never biased). Sampling off parks the cell as
-   * far away as the shared counter (a later setInterval() restarts every cell: {@link
-   * MethodCounters#restartAll}). Otherwise as the shared counter decides ({@link #nextStart}),
-   * without bursts.
+   * the calling thread's cell; true: sample. The cell is missing only on the method's first check
+   * (the check found no counter): it is made as {@link #firstTickOf} makes one. A cell below 0
+   * (threads sharing it raced, or a restart found it just past 0) starts afresh the same way (a
+   * sample may be lost, never biased). A cell at 0 ran out: the shared counter's rule decides
+   * ({@link #nextStart}), without bursts; sampling off parks the cell as far away as the shared
+   * counter (a later setInterval() restarts every cell: {@link MethodCounters#restartAll}).
    */
   public static boolean rearm(Object counter) {
     MethodCell[] cells = (MethodCell[]) counter;
     int i = cellIndex();
+    Stripe s = STRIPED ? stripe() : null;
     MethodCell c = cells[i];
     if (c == null) {
       c = new MethodCell();
-      c.count = -1;
+      c.count = cellStart(s) - 1;
       cells[i] = c;
+    } else if (c.count < 0) {
+      c.count = cellStart(s) - 1;
     }
-    Stripe s = STRIPED ? stripe() : null;
-    int iv = interval;
-    if (c.count < 0 && iv > 0 && !TIMER) {
-      int phase = s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
-      if (phase > 1) {
-        c.count = phase - 1;
-        return false;
-      }
-    }
+    if (c.count > 0) return false;
     int next = nextStart(s, 1, TIMER ? TIMER_POLL : OFF);
     c.count = Math.abs(next);
     return next > 0;

@@ -19,7 +19,7 @@ final class MethodCounters {
 
   private MethodCounters() {}
 
-  /** A new method counter, with no cells yet (each thread stripe makes its own in Duplex.rearm). */
+  /** A new method counter, with no cells yet (each thread stripe makes its own at its first check: Duplex.firstTickOf). */
   static MethodCell[] make() {
     MethodCell[] cells = new MethodCell[CELL_MASK + 1];
     synchronized (ALL) {
@@ -29,8 +29,9 @@ final class MethodCounters {
   }
 
   /**
-   * Sends every cell to its twin at its next check as at its first expiry (Duplex.rearm): it
-   * takes a new phase under the new interval, or parks when sampling is now off.
+   * Starts every cell afresh under the current interval (Duplex.cellStart): a new phase, or parked
+   * when sampling is now off. Written in place, so that no thread leaves for a twin only to learn
+   * the new setting.
    */
   static void restartAll() {
     synchronized (ALL) {
@@ -41,7 +42,7 @@ final class MethodCounters {
           continue;
         }
         for (MethodCell c : cells) {
-          if (c != null) c.count = -1;
+          if (c != null) c.count = Duplex.cellStart(null);
         }
       }
     }
