@@ -246,6 +246,7 @@ class Assembler {
 
   // Frames.
   bool wants_frames() const;
+  bool original_code_branches() const;
   void insert_labels_before(const std::vector<size_t>& positions);
   bool label_trampolines();
   void mark_frame_needs();
@@ -752,10 +753,30 @@ void Assembler::resolve_targets() {
 
 // ---- frames ----
 
-// Version 50 may omit the StackMapTable (the JVM then falls back to the old verifier), so a
-// version-50 method keeps whichever choice it had.
+// Version 50 may omit the StackMapTable: the JVM then fails over to the old, inferencing
+// verifier, for the whole class. javac omits the table where a method has no branch targets, so
+// such a method gets frames once edits add branches (forward simulation from the entry frame is
+// exact there): otherwise one edited constructor sends its class to the old verifier, which took
+// 5-8 times as long on rewritten classes (docs/design/hotspot-costs.md, section 11). A method
+// whose own code branches without a table relied on the fallback, and keeps it: its merge
+// points' frames could not be computed without the class hierarchy.
 bool Assembler::wants_frames() const {
-  return m_.major_version > 50 || (m_.major_version == 50 && ir_.had_stack_map_table);
+  if (m_.major_version != 50) return m_.major_version > 50;
+  return ir_.had_stack_map_table || !original_code_branches();
+}
+
+// Any original instruction (not inserted: it has an original offset) that jumps, or any handler.
+bool Assembler::original_code_branches() const {
+  if (!ir_.try_catches.empty()) return true;
+  for (const Insn& insn : ir_.insns) {
+    if (insn.original_offset < 0 || insn.is_label()) continue;
+    auto o = static_cast<uint8_t>(insn.opcode);
+    if (is_conditional_branch(o) || is_unconditional_jump(o) || is_switch(o) || o == op::kJsr ||
+        o == op::kJsrW || o == op::kRet) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // Inserts one new label before each insns[pos] (positions ascending) in a single rebuild;
