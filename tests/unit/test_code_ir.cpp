@@ -476,6 +476,48 @@ TEST_CASE("build_code_ir rejects a LocalVariableTable past max_locals", "[code_i
                  "name or descriptor is not a Utf8 entry");
 }
 
+namespace {
+
+// Reassembles T.m()V with `goto L; L:` inserted first (a branch whose target needs a frame):
+// whether the new Code carries a StackMapTable.
+bool table_after_inserted_branch(const std::vector<uint8_t>& code, uint16_t major,
+                                 const std::vector<ExceptionTableEntry>& handlers = {}) {
+  auto cf = ClassFile::parse(class_with_code(code, handlers, major));
+  REQUIRE(cf.ok());
+  const Member& m = cf->methods[0];
+  auto ir = build_code_ir(cf.value(), m);
+  REQUIRE(ir.ok());
+  LabelId l = ir->new_label();
+  Insn pair[] = {Insn::make_branch(op::kGoto, l), Insn::make_label(l)};
+  ir->insns.insert(ir->insns.begin(), std::begin(pair), std::end(pair));
+  auto out = assemble_code(ir.value(), cf->pool, MethodContext::of(cf.value(), m));
+  INFO((out ? "" : out.error().message()));
+  REQUIRE(out.ok());
+  Attribute rebuilt{cf->find_attribute(m.attributes, "Code")->name_index, {}, {}};
+  rebuilt.set_data(out->code_attribute);
+  auto after = decode_code(rebuilt);
+  REQUIRE(after.ok());
+  return !attribute_body(cf.value(), *after, "StackMapTable").empty();
+}
+
+}  // namespace
+
+// javac omits the StackMapTable from a method without branch targets, and version 50 may omit
+// it altogether: HotSpot then fails the whole class over to its old verifier, several times as
+// slow. So an edit that adds a branch to such a method gives it frames; a method whose own code
+// branched without a table relied on the old verifier and keeps it (its merge points' frames
+// would need the class hierarchy).
+TEST_CASE("version 50: an added branch brings frames to a method that needed none", "[code_ir]") {
+  const std::vector<uint8_t> straight = {0x03, 0x57, 0xb1};  // iconst_0  pop  return
+  CHECK(table_after_inserted_branch(straight, 50));
+  CHECK(table_after_inserted_branch(straight, 52));
+  CHECK_FALSE(table_after_inserted_branch(straight, 49));  // no frames before version 50
+  // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
+  CHECK_FALSE(table_after_inserted_branch({0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1}, 50));
+  // 0: nop  1: return  2: athrow, the handler of [0, 1)
+  CHECK_FALSE(table_after_inserted_branch({0x00, 0xb1, 0xbf}, 50, {{0, 1, 2, 0}}));
+}
+
 TEST_CASE("build_code_ir requires StackMapTable frames from version 51", "[code_ir]") {
   // 0: iconst_0  1: ifeq 6  4: iconst_1  5: pop  6: return
   const std::vector<uint8_t> branch = {0x03, 0x99, 0x00, 0x05, 0x04, 0x57, 0xb1};
