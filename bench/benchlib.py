@@ -15,6 +15,7 @@ import shutil
 import subprocess
 import sys
 import tarfile
+import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -502,6 +503,39 @@ def instrument(src: Path, dest_dir: Path, mode: str, profile: str,
     summary_file.write_text(r.stdout + r.stderr)
     stamp.write_text(key)
     return InstrumentResult(dest, r.stdout + r.stderr, secs)
+
+
+OLD_VERIFIER_LINE = "Fail over class verification to old verifier for: "
+
+
+def verify_jar(jar: Path, classpath: str) -> dict:
+    """HotSpot verifies every class of `jar` (tests/scripts/verify_dir.sh: -Xverify:all with
+    BytecodeVerificationLocal), `classpath` holding its dependencies. "fails": class -> reason,
+    "skips": classes with a missing dependency, "old_verifier": classes HotSpot verified with its
+    old verifier after the split verifier rejected their StackMapTable frames (a version-50 class
+    fails over silently and JDK 17 has no flag to forbid it, so its verification log tells:
+    docs/design/hotspot-costs.md, section 11)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        vlog = Path(tmp) / "verification.log"
+        env = dict(os.environ, JAVA_TOOL_OPTIONS="-Xlog:verification=info:file=%s" % vlog)
+        r = subprocess.run(["sh", str(REPO / "tests/scripts/verify_dir.sh"), "--cp", classpath,
+                            str(jar)], capture_output=True, text=True, env=env)
+        lines = vlog.read_text(errors="replace").splitlines() if vlog.exists() else []
+    m = re.search(r"verified (\d+) classes, (\d+) failed, (\d+) skipped", r.stdout)
+    fails, skips = {}, set()
+    for line in r.stdout.splitlines():
+        f = re.match(r"(FAIL|SKIP) (\S+?):? (.*)", line)
+        if f and f.group(1) == "FAIL":
+            fails[f.group(2)] = f.group(3)
+        elif f:
+            skips.add(f.group(2))
+    old = {l.split(OLD_VERIFIER_LINE, 1)[1].strip() for l in lines if OLD_VERIFIER_LINE in l}
+    return {"ok": m is not None, "verified": int(m.group(1)) if m else 0,
+            "failed": int(m.group(2)) if m else 0, "skipped": int(m.group(3)) if m else 0,
+            "fails": fails, "skips": skips, "old_verifier": old, "status": r.returncode,
+            "output": r.stdout + r.stderr,
+            "fail_lines": [l for l in r.stdout.splitlines() if l.startswith("FAIL")],
+            "skip_lines": [l for l in r.stdout.splitlines() if l.startswith("SKIP")]}
 
 
 def class_bytes(jar: Path) -> int:

@@ -17,11 +17,8 @@ QUICK_PROGRAMS and the first two modes given (default full nodup). SKIPs from th
 """
 
 import argparse
-import os
 import re
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -35,27 +32,14 @@ PROFILE = "call-edge,field-access"
 
 
 def verify(jar: Path, deps: list) -> dict:
-    """Verifies every class of `jar`; "old_verifier": the classes HotSpot verified with its old
-    verifier after the split verifier rejected their StackMapTable frames (a version-50 class
-    fails over silently; JDK 17 has no flag to forbid it, so its log tells)."""
     cp = ":".join(str(d) for d in [benchlib.RUNTIME_JAR] + deps)
-    with tempfile.TemporaryDirectory() as tmp:
-        log = Path(tmp) / "verification.log"
-        env = dict(os.environ, JAVA_TOOL_OPTIONS="-Xlog:verification=info:file=%s" % log)
-        r = subprocess.run(["sh", str(benchlib.REPO / "tests/scripts/verify_dir.sh"), "--cp", cp,
-                            str(jar)], capture_output=True, text=True, env=env)
-        lines = log.read_text(errors="replace").splitlines() if log.exists() else []
-    old = {l.rsplit(" ", 1)[1] for l in lines if "Fail over class verification" in l}
-    m = re.search(r"verified (\d+) classes, (\d+) failed, (\d+) skipped", r.stdout)
-    res = {"verified": int(m.group(1)) if m else 0, "failed": int(m.group(2)) if m else -1,
-           "skipped": int(m.group(3)) if m else 0, "status": r.returncode,
-           "fails": [l for l in r.stdout.splitlines() if l.startswith("FAIL")],
-           "skips": [l for l in r.stdout.splitlines() if l.startswith("SKIP")],
-           "old_verifier": old}
-    if not m:
-        res["fails"].append("verify_dir.sh gave no summary (exit %d): %s" %
-                            (r.returncode, r.stderr.strip()[-500:]))
-    return res
+    v = benchlib.verify_jar(jar, cp)
+    v["fails"], v["skips"] = v["fail_lines"], v["skip_lines"]
+    if not v["ok"]:
+        v["failed"] = -1
+        v["fails"].append("verify_dir.sh gave no summary (exit %d): %s" %
+                          (v["status"], v["output"].strip()[-500:]))
+    return v
 
 
 def old_verifier_classes(jars: list, extra: list) -> set:

@@ -47,7 +47,7 @@ def read_counters(perf_file: Path) -> dict:
 
 def old_verifier_count(log: Path) -> int:
     text = log.read_text(errors="replace") if log.exists() else ""
-    return text.count("Fail over class verification to old verifier")
+    return text.count(benchlib.OLD_VERIFIER_LINE)
 
 
 def main():
