@@ -4,8 +4,9 @@
 For each program and each rewriting mode: rewrites every application jar with `duplex
 instrument`, verifies every rewritten class with HotSpot (tests/scripts/verify_dir.sh,
 -Xverify:all; a class the split verifier accepted before rewriting must not need HotSpot's
-fail-over to the old verifier after), runs the rewritten program at sampling intervals 1, 1000 and 0 and compares its
-normalised output with the original program's. Prints a table; exits 1 if anything failed.
+fail-over to the old verifier after), runs the rewritten program at sampling intervals 1, 1000
+and 0 and compares its normalised output with the original program's. Prints a table; exits 1
+if anything failed.
 
   check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size small|large]
                     [MODES...]

@@ -210,10 +210,11 @@ public final class Duplex {
 
   /**
    * The first check of this thread stripe on a method counter: makes the stripe's cell, counting
-   * this check (0, to leave for the twin, when the method has no counter yet). Here rather than in the twin: a thread new to a method (a worker starting on code
-   * the main thread made hot) would otherwise leave for the twin from compiled code once per
-   * method, even with sampling off (sunflow's render threads: docs/design/sampling-accuracy.md,
-   * section 4). Kept out of tickOf() so that its bytecode stays small enough to inline anywhere.
+   * this check (0, to leave for the twin, when the method has no counter yet). Here rather than
+   * in the twin: a thread new to a method (a worker starting on code the main thread made hot)
+   * would otherwise leave for the twin from compiled code once per method, even with sampling
+   * off (docs/design/sampling-accuracy.md, section 4). A call of its own, off the path that C2
+   * inlines into every check.
    */
   private static int firstTickOf(Object counter) {
     if (counter == null) return 0; // the method's first check: its twin makes the counter
@@ -255,10 +256,10 @@ public final class Duplex {
    * In a twin entered because its method counter ran out (after {@link #methodCounter}): restarts
    * the calling thread's cell; true: sample. The cell is missing only on the method's first check
    * (the check found no counter): it is made as {@link #firstTickOf} makes one. A cell below 0
-   * (threads sharing it raced, or a restart found it just past 0) starts afresh the same way (a
-   * sample may be lost, never biased). A cell at 0 ran out: the shared counter's rule decides
-   * ({@link #nextStart}), without bursts; sampling off parks the cell as far away as the shared
-   * counter (a later setInterval() restarts every cell: {@link MethodCounters#restartAll}).
+   * (threads sharing it raced) starts afresh the same way (a sample may be lost, never biased).
+   * A cell at 0 ran out: the shared counter's rule decides ({@link #nextStart}), without bursts;
+   * sampling off parks the cell as far away as the shared counter (a later setInterval()
+   * restarts every cell: {@link MethodCounters#restartAll}).
    */
   public static boolean rearm(Object counter) {
     MethodCell[] cells = (MethodCell[]) counter;

@@ -19,7 +19,7 @@ final class MethodCounters {
 
   private MethodCounters() {}
 
-  /** A new method counter, with no cells yet (each thread stripe makes its own at its first check: Duplex.firstTickOf). */
+  /** A new method counter, with no cells yet (a thread stripe's first check makes its own). */
   static MethodCell[] make() {
     MethodCell[] cells = new MethodCell[CELL_MASK + 1];
     synchronized (ALL) {
