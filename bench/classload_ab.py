@@ -52,21 +52,13 @@ def old_verifier_count(log: Path) -> int:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("program")
-    ap.add_argument("settings", nargs="+")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--size", choices=["small", "large"], default="small")
+    whole_ab.add_common_arguments(ap)
     a = ap.parse_args()
     settings = [whole_ab.parse_setting(t) for t in a.settings]
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
     for s in settings:
-        mode = s["mode"] or "full"
-        dest = benchlib.cache_dir() / "classload-ab" / w.name / whole_ab.rewrite_name(
-            mode, s["options"])
-        events = "" if mode == "checks" else whole_ab.BOTH
-        s["jars"] = [benchlib.instrument(j, dest, mode, events, s["options"]).jar
-                     for j in w.app_jars]
+        s["jars"] = whole_ab.rewrite(w, "classload-ab", s["mode"] or "full", s["options"])[0]
     reference = benchlib.run(w, extra, size=a.size).output
     results = {name: [] for name in ["base"] + [s["name"] for s in settings]}
     with tempfile.TemporaryDirectory() as tmp:

@@ -61,6 +61,23 @@ def rewrite_name(mode, options):
     return mode + "".join("_" + o.strip("-").replace("=", "-").replace("/", "-") for o in options)
 
 
+def add_common_arguments(ap):
+    """The arguments whole_ab.py shares with classload_ab.py."""
+    ap.add_argument("program")
+    ap.add_argument("settings", nargs="+")
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--size", choices=["small", "large"], default="small")
+
+
+def rewrite(w, tool, mode, options):
+    """The program's app jars rewritten with `mode` and `options` (both instrumentations, none
+    for checks-only) into the cache directory of `tool`; returns the jars and that directory."""
+    dest = benchlib.cache_dir() / tool / w.name / rewrite_name(mode, options)
+    events = "" if mode == "checks" else BOTH
+    return [benchlib.instrument(j, dest, mode, events, list(options)).jar
+            for j in w.app_jars], dest
+
+
 def accuracy(ref, prof):
     a, b = run_bench.read_profile(ref), run_bench.read_profile(prof)
     ce, fa = run_bench.overlap(a["ce"], b["ce"]), run_bench.overlap(a["fa"], b["fa"])
@@ -70,10 +87,7 @@ def accuracy(ref, prof):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("program")
-    ap.add_argument("settings", nargs="+")
-    ap.add_argument("--reps", type=int, default=3)
-    ap.add_argument("--size", choices=["small", "large"], default="small")
+    add_common_arguments(ap)
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seeds", type=int, default=0)
     ap.add_argument("--instrument-args", default="",
@@ -88,11 +102,8 @@ def main():
         key = default_rewrite if s["mode"] is None else (s["mode"], tuple(s["options"]))
         s["rewrite"] = key
         if key not in rewrites:
-            mode, options = key
-            dest = benchlib.cache_dir() / "whole-ab" / w.name / rewrite_name(mode, options)
-            events = "" if mode == "checks" else BOTH
-            rewrites[key] = {"jars": [benchlib.instrument(j, dest, mode, events, list(options)).jar
-                                      for j in w.app_jars], "profiles": dest / "profiles"}
+            jars, dest = rewrite(w, "whole-ab", *key)
+            rewrites[key] = {"jars": jars, "profiles": dest / "profiles"}
             rewrites[key]["profiles"].mkdir(parents=True, exist_ok=True)
     reference_output = benchlib.run(w, extra, size=a.size).output
 

@@ -218,11 +218,15 @@ public final class Duplex {
    */
   private static int firstTickOf(Object counter) {
     if (counter == null) return 0; // the method's first check: its twin makes the counter
-    MethodCell[] cells = (MethodCell[]) counter;
+    return newCell((MethodCell[]) counter, cellIndex(), STRIPED ? stripe() : null).count;
+  }
+
+  /** Makes cell {@code i} of a method counter, at {@link #cellStart} with this check counted. */
+  private static MethodCell newCell(MethodCell[] cells, int i, Stripe s) {
     MethodCell c = new MethodCell();
-    c.count = cellStart(STRIPED ? stripe() : null) - 1;
-    cells[cellIndex()] = c;
-    return c.count;
+    c.count = cellStart(s) - 1;
+    cells[i] = c;
+    return c;
   }
 
   /**
@@ -267,9 +271,7 @@ public final class Duplex {
     Stripe s = STRIPED ? stripe() : null;
     MethodCell c = cells[i];
     if (c == null) {
-      c = new MethodCell();
-      c.count = cellStart(s) - 1;
-      cells[i] = c;
+      c = newCell(cells, i, s);
     } else if (c.count < 0) {
       c.count = cellStart(s) - 1;
     }
