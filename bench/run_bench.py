@@ -1173,6 +1173,39 @@ def replace_programs(raw, other):
             "git": m.get("git", ""), "minutes": round(m.get("seconds", 0) / 60)})
 
 
+def steady_from(raw, others):
+    """Puts the steady-state phase (Table S) of earlier runs in place of `raw`'s, for a run
+    measured with --steady-iterations 0: the steady phase takes about two hours, the whole runs
+    one, so the whole runs can be measured again on their own after a change. Each steady
+    configuration is compared with the uninstrumented program in its own JVM rounds, so it
+    stands on its own. A program is taken from the last of `others` that has it; the header
+    says when and at which checkout each was measured."""
+    if raw["config"].get("steady_iterations"):
+        raise SystemExit("run_bench: --steady-from: the main run has a steady phase of its own")
+    sources = {}
+    for other in others:
+        for key in ("steady_iterations", "steady_measure", "steady_rounds", "size"):
+            first = others[0]["config"].get(key)
+            if other["config"].get(key) != first:
+                raise SystemExit("run_bench: --steady-from: the runs differ in %s" % key)
+        for name, prog in other["programs"].items():
+            if prog.get("steady") and name in raw["config"]["programs"]:
+                sources[name] = other
+    for name in raw["config"]["programs"]:
+        if name not in sources:
+            raise SystemExit("run_bench: --steady-from: no steady phase of %s" % name)
+        raw["programs"][name]["steady"] = sources[name]["programs"][name]["steady"]
+    for key in ("steady_iterations", "steady_measure", "steady_rounds"):
+        raw["config"][key] = others[0]["config"].get(key)
+    for other in others:
+        progs = [n for n in raw["config"]["programs"] if sources[n] is other]
+        if progs:
+            m = other["meta"]
+            raw["meta"].setdefault("steady_from", []).append({
+                "programs": progs, "date": m.get("date", ""), "command": m.get("command", ""),
+                "git": m.get("git", "")})
+
+
 def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
     cfg = raw["config"]
     meta = raw["meta"]
@@ -1200,6 +1233,9 @@ def report(raw, res, charts_dir: Path, charts_rel: str, notes: str = "") -> str:
     ] + ([["steady state, rounds on a common window", "%s rounds added %s: `%s`" % (
         meta["steady_windows"]["rounds"], meta["steady_windows"]["date"],
         meta["steady_windows"]["command"])]] if meta.get("steady_windows") else [])
+      + [["steady state (Table S) of %s" % ", ".join(r["programs"]),
+          "measured in the run of %s, checkout %s: `%s`" % (r["date"], r["git"], r["command"])]
+         for r in meta.get("steady_from", [])]
       + [["%s measured again" % r["program"], "%s, checkout %s, %d min: `%s`" % (
           r["date"], r["git"], r["minutes"], r["command"])] for r in meta.get("replaced", [])]))
     L.append("""
@@ -1765,16 +1801,21 @@ def main() -> int:
                     help="with --report-only: raw.json of a run of some of the same programs "
                     "with the same options (e.g. one measured again after a fix); its programs "
                     "replace the main run's, and the header says when and how they were measured")
+    ap.add_argument("--steady-from", action="append", default=[], metavar="RAW",
+                    help="with --report-only, for a run measured with --steady-iterations 0: "
+                    "raw.json of an earlier run whose steady-state phase (Table S) the report "
+                    "shows, with its date and checkout in the header (several: a program's from the last "
+                    "that has it)")
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "
                     "as a section of its own (with the note.md beside it, if any)")
     a = ap.parse_args()
     if a.slow_timeout is None:
         a.slow_timeout = 90 if a.quick else 240
-    if a.replace_programs and not a.report_only:
-        raise SystemExit("run_bench: --replace-programs goes with --report-only")
+    if (a.replace_programs or a.steady_from) and not a.report_only:
+        raise SystemExit("run_bench: --replace-programs and --steady-from go with --report-only")
     for given in [a.add_steady_windows, a.throughput_only, a.report_only, a.resume] + \
-            a.replace_programs:
+            a.replace_programs + a.steady_from:
         if given and not Path(given).is_file():
             raise SystemExit("run_bench: %s: no such raw.json" % given)
     if a.add_steady_windows:
@@ -1802,6 +1843,8 @@ def main() -> int:
         raw = json.loads(Path(a.report_only).read_text())
         for other in a.replace_programs:
             replace_programs(raw, json.loads(Path(other).read_text()))
+        if a.steady_from:
+            steady_from(raw, [json.loads(Path(f).read_text()) for f in a.steady_from])
         quick = raw["config"]["quick"]
     else:
         for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR):
