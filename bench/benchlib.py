@@ -568,35 +568,49 @@ def class_code_bytes(data: bytes) -> int:
     """The sum of code_length over one class file's methods (0 if it cannot be read)."""
     import struct
     try:
-        count = struct.unpack_from(">H", data, 8)[0]
-        pos, code_name, i = 10, None, 1
-        while i < count:
-            tag = data[pos]
-            if tag == 1:
-                n = struct.unpack_from(">H", data, pos + 1)[0]
-                if data[pos + 3:pos + 3 + n] == b"Code":
-                    code_name = i
-                pos += 3 + n
-            else:
-                pos += 1 + _CP_SIZES[tag]
-            i += 2 if tag in (5, 6) else 1
-        pos += 6
-        pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
-        total = 0
-        for is_method in (False, True):
-            members = struct.unpack_from(">H", data, pos)[0]
-            pos += 2
-            for _ in range(members):
-                attrs = struct.unpack_from(">H", data, pos + 6)[0]
-                pos += 8
-                for _ in range(attrs):
-                    name, length = struct.unpack_from(">HI", data, pos)
-                    if is_method and name == code_name:
-                        total += struct.unpack_from(">I", data, pos + 10)[0]
-                    pos += 6 + length
-        return total
+        return sum(code for _, _, _, code in class_methods(data)[1])
     except (IndexError, KeyError, struct.error):
         return 0
+
+
+def class_methods(data: bytes):
+    """Where the class's methods_count sits, and each method's (name, start, end, code_length)
+    in the class bytes (name: the Utf8 bytes). Raises IndexError, KeyError or struct.error on a
+    malformed class."""
+    import struct
+    count = struct.unpack_from(">H", data, 8)[0]
+    pos, i, utf8, code_name = 10, 1, {}, None
+    while i < count:
+        tag = data[pos]
+        if tag == 1:
+            n = struct.unpack_from(">H", data, pos + 1)[0]
+            utf8[i] = data[pos + 3:pos + 3 + n]
+            if utf8[i] == b"Code":
+                code_name = i
+            pos += 3 + n
+        else:
+            pos += 1 + _CP_SIZES[tag]
+        i += 2 if tag in (5, 6) else 1
+    pos += 6
+    pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
+    for _ in ("fields", "methods"):  # the same layout; the methods' pass is kept
+        count_at = pos
+        members = struct.unpack_from(">H", data, pos)[0]
+        pos += 2
+        methods = []
+        for _ in range(members):
+            start = pos
+            name = utf8.get(struct.unpack_from(">H", data, pos + 2)[0], b"")
+            attrs = struct.unpack_from(">H", data, pos + 6)[0]
+            pos += 8
+            code = 0
+            for _ in range(attrs):
+                attr, length = struct.unpack_from(">HI", data, pos)
+                if attr == code_name:
+                    code = struct.unpack_from(">I", data, pos + 10)[0]
+                pos += 6 + length
+            methods.append((name, start, pos, code))
+    return count_at, methods
 
 
 # The input of the steady-state phase (run_bench.py Table S, steady_ab.py): large, except where

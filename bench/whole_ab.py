@@ -34,6 +34,7 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
 import run_bench  # noqa: E402
+import twin_share  # noqa: E402
 
 BOTH = "call-edge,field-access"
 
@@ -71,11 +72,26 @@ def add_common_arguments(ap):
 
 def rewrite(w, tool, mode, options):
     """The program's app jars rewritten with `mode` and `options` (both instrumentations, none
-    for checks-only) into the cache directory of `tool`; returns the jars and that directory."""
+    for checks-only) into the cache directory of `tool`; returns the jars and that directory.
+    An option `+no-twins` is not duplex's: the rewritten classes then lose their twin methods
+    (twin_share.without_twins), which only checks-only at interval 0 survives, since nothing
+    calls a twin there: what a run costs when twins are not loaded (docs/design/lazy-twins.md)."""
     dest = benchlib.cache_dir() / tool / w.name / rewrite_name(mode, options)
     events = "" if mode == "checks" else BOTH
-    return [benchlib.instrument(j, dest, mode, events, list(options)).jar
-            for j in w.app_jars], dest
+    post = [o for o in options if o.startswith("+")]
+    if any(o != "+no-twins" for o in post) or (post and mode != "checks"):
+        raise SystemExit("whole_ab.py: %s: the only post-processing is +no-twins, with checks"
+                         % ",".join(post))
+    jars = [benchlib.instrument(j, dest, mode, events,
+                                [o for o in options if not o.startswith("+")]).jar
+            for j in w.app_jars]
+    if post:
+        # Same names, in a directory of their own: a manifest's Class-Path may name them.
+        (dest / "no-twins").mkdir(exist_ok=True)
+        for i, jar in enumerate(jars):
+            jars[i] = dest / "no-twins" / jar.name
+            twin_share.strip_jar(jar, jars[i])
+    return jars, dest
 
 
 def accuracy(ref, prof):

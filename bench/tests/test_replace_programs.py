@@ -1,8 +1,12 @@
 #!/usr/bin/env python3
-"""meson test 'bench-replace-programs': run_bench's --replace-programs merge (report side only).
+"""meson test 'bench-replace-programs': run_bench's --replace-programs and --steady-from merges
+(report side only).
 
 A program measured again in another run of the same options replaces the main run's, the
-header records it, and runs that differ in their options or did not finish are refused."""
+header records it, and runs that differ in their options or did not finish are refused. A run
+without a steady phase takes each program's from the last earlier run that has it, the header
+records which, and a main run with a steady phase of its own, or a program no run has, is
+refused."""
 import copy
 import sys
 from pathlib import Path
@@ -50,8 +54,38 @@ def main():
     refused(main_run, unfinished, "not measured to the end")
     stranger = run_of({"ecj": {"complete": True}})
     refused(main_run, stranger, "not in the main run")
-    print("ok: replace_programs merges one program and refuses 3 bad inputs")
+    steady_from()
+    print("ok: replace_programs merges one program and refuses 3 bad inputs; "
+          "steady_from takes each program's steady phase and refuses 2 bad inputs")
     return 0
+
+
+def steady_from():
+    whole = run_of({"h2": {"complete": True, "runs": ["h2 whole"]},
+                    "rhino": {"complete": True, "runs": ["rhino whole"]}}, date="new")
+    whole["config"]["steady_iterations"] = 0
+    old = run_of({"h2": {"steady": "h2 old"}, "rhino": {"steady": "rhino old"}},
+                 date="old", git="111", command="full")
+    again = run_of({"rhino": {"steady": "rhino again"}}, date="again", git="222",
+                   command="rhino only")
+    merged = copy.deepcopy(whole)
+    run_bench.steady_from(merged, [old, again])
+    assert merged["programs"]["h2"]["steady"] == "h2 old"
+    assert merged["programs"]["rhino"]["steady"] == "rhino again", "the last run that has it"
+    assert merged["programs"]["h2"]["runs"] == ["h2 whole"], "whole runs stay"
+    assert merged["config"]["steady_iterations"] == 120, merged["config"]
+    assert merged["meta"]["steady_from"] == [
+        {"programs": ["h2"], "date": "old", "git": "111", "command": "full"},
+        {"programs": ["rhino"], "date": "again", "git": "222", "command": "rhino only"}], \
+        merged["meta"]["steady_from"]
+    for raw, others, why in [(run_of({}), [old], "steady phase of its own"),
+                             (whole, [again], "no steady phase of h2")]:
+        try:
+            run_bench.steady_from(copy.deepcopy(raw), others)
+        except SystemExit as e:
+            assert why in str(e), "refused for %r, wanted %r" % (str(e), why)
+        else:
+            raise AssertionError("not refused: " + why)
 
 
 if __name__ == "__main__":
