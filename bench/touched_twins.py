@@ -10,12 +10,16 @@ how many of the loaded rewritten classes have twins (methods ending in `$duplex`
 `$sampled`), in how many at least one twin was invoked, the share of the loaded twins' bytecode
 that those classes hold (what lazy twins defined per class would still load), and the share
 of the twins that were invoked themselves (per method). --seeds runs with N jitter seeds
-(the classes that sample vary from run to run). Output is checked against the original's.
+(the classes that sample vary from run to run). --ab N then runs the rewrite side by side with
+copies that keep only the twins the touched runs entered (per class, per method): an upper bound of
+what lazy twins would save a whole run. Output is checked against the original's.
 docs/design/lazy-twins.md uses it.
 """
 import argparse
+import random
 import re
 import shutil
+import statistics
 import struct
 import sys
 import zipfile
@@ -65,6 +69,10 @@ def main():
     ap.add_argument("--mode", default="full")
     ap.add_argument("--size", choices=["small", "large"], default="small")
     ap.add_argument("--seeds", type=int, default=1)
+    ap.add_argument("--ab", type=int, default=0, metavar="N",
+                    help="then N whole runs each, interleaved: the rewrite as it is against "
+                    "copies keeping only the twins the touched runs entered, per class and per "
+                    "method")
     a = ap.parse_args()
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
@@ -75,30 +83,10 @@ def main():
           "| their twins' share of the loaded twins' bytecode | the entered twins' own share "
           "| samples |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- |")
+    entered_by_seed = {}
     for seed in range(1, a.seeds + 1):
-        log = dest / ("class-load-%d.log" % seed)
-        prof = dest / ("touched-%d.xml" % seed)
-        opts = [o % log if "%s" in o else o for o in TOUCHED]
-        r = benchlib.run(w, extra, jars,
-                         opts + benchlib.runtime_opts(a.interval, prof, seed=seed), size=a.size,
-                         keep=True)
-        if not r.ok:
-            raise SystemExit("touched_twins.py: the run failed: %s" % r.stderr[-2000:])
-        loaded = set()
-        for line in log.read_text(errors="replace").splitlines():
-            m = LOADED_LINE.search(line)
-            if m:
-                loaded.add(m.group(1).replace(".", "/"))
-        # HotSpot prints the touched methods at exit, after the program's own output.
-        own, _, touched = r.stdout.partition(HEADER)
-        entered = set()
-        for line in touched.splitlines():
-            m = METHOD_LINE.match(line)
-            if m and m.group(2).endswith(("$duplex", "$sampled")):
-                entered.add((m.group(1), m.group(2)))
-        if w.normalise(own, r.stderr, r.run_dir) != reference:
-            raise SystemExit("touched_twins.py: the output differs from the original's")
-        shutil.rmtree(r.run_dir, ignore_errors=True)
+        loaded, entered, prof = touched_run(w, extra, jars, dest, a, seed, reference)
+        entered_by_seed[seed] = entered
         with_twins = [c for c in twins if c in loaded]
         hit = {c for c, _ in entered if c in twins}
         total = sum(sum(twins[c].values()) for c in with_twins)
@@ -108,7 +96,85 @@ def main():
             w.name, a.interval, seed, len(with_twins), len(hit),
             100 * len(hit) / max(len(with_twins), 1), 100 * by_class / max(total, 1),
             100 * by_method / max(total, 1), benchlib_samples(prof)))
+    if a.ab:
+        ab(w, extra, jars, dest, a, set().union(*entered_by_seed.values()), reference)
     return 0
+
+
+def touched_run(w, extra, jars, dest, a, seed, reference):
+    """One run with the touched-method log: (classes loaded, {(class, twin name) entered},
+    profile path)."""
+    log = dest / ("class-load-%d.log" % seed)
+    prof = dest / ("touched-%d.xml" % seed)
+    opts = [o % log if "%s" in o else o for o in TOUCHED]
+    r = benchlib.run(w, extra, jars, opts + benchlib.runtime_opts(a.interval, prof, seed=seed),
+                     size=a.size, keep=True)
+    if not r.ok:
+        raise SystemExit("touched_twins.py: the run failed: %s" % r.stderr[-2000:])
+    loaded = set()
+    for line in log.read_text(errors="replace").splitlines():
+        m = LOADED_LINE.search(line)
+        if m:
+            loaded.add(m.group(1).replace(".", "/"))
+    # HotSpot prints the touched methods at exit, after the program's own output.
+    own, _, touched = r.stdout.partition(HEADER)
+    entered = set()
+    for line in touched.splitlines():
+        m = METHOD_LINE.match(line)
+        if m and m.group(2).endswith(("$duplex", "$sampled")):
+            entered.add((m.group(1), m.group(2)))
+    if w.normalise(own, r.stderr, r.run_dir) != reference:
+        raise SystemExit("touched_twins.py: the output differs from the original's")
+    shutil.rmtree(r.run_dir, ignore_errors=True)
+    return loaded, entered, prof
+
+
+def ab(w, extra, jars, dest, a, entered, reference):
+    """Whole runs side by side (seed 1): the rewrite as it is, and copies keeping only the twins
+    of the classes the touched runs (every seed) entered twins of (what lazy twins defined per
+    class would load, without the cost of defining them) or only the twin methods they entered
+    (per method). A run that calls a removed twin fails with NoSuchMethodError: the program did
+    not sample the same methods again (threads, identity hash codes), and the bound cannot be
+    measured for it."""
+    classes = {c for c, _ in entered}
+    names = {}
+    for c, m in entered:
+        names.setdefault(c, set()).add(m.encode())
+    variants = {"eager": jars}
+    for name, keep_of in [("per-class", lambda c: (lambda m: c in classes)),
+                          ("per-method", lambda c: (lambda m: m in names.get(c, ())))]:
+        out = dest / name
+        out.mkdir(exist_ok=True)
+        variants[name] = []
+        for jar in jars:
+            twin_share.strip_jar(jar, out / jar.name, keep_of)
+            variants[name].append(out / jar.name)
+    cpu = {"base": []}
+    cpu.update({v: [] for v in variants})
+    for rep in range(a.ab):
+        order = [None] + list(variants)
+        random.Random(rep).shuffle(order)
+        for v in order:
+            if v is None:
+                cpu["base"].append(benchlib.run(w, extra, size=a.size).cpu)
+                continue
+            r = benchlib.run(w, extra, variants[v],
+                             benchlib.runtime_opts(a.interval, dest / ("ab-%s.xml" % v), seed=1),
+                             size=a.size)
+            if not r.ok or r.output != reference:
+                raise SystemExit("touched_twins.py: %s failed or its output differs (a removed "
+                                 "twin was called?): %s" % (v, r.stderr[-500:]))
+            cpu[v].append(r.cpu)
+    base = statistics.median(cpu["base"])
+    print("\n%s, %s @%d, %d repetitions, seed 1; uninstrumented %.2f s CPU\n" % (
+        w.name, a.mode, a.interval, a.ab, base))
+    print("| twins loaded | overhead, median (range) |")
+    print("| --- | --- |")
+    for v in variants:
+        c = cpu[v]
+        print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) |" % (
+            v, 100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
+            100 * (max(c) / base - 1)))
 
 
 def benchlib_samples(prof: Path) -> str:

@@ -35,12 +35,14 @@ def split_class(data: bytes):
             sum(m[2] - m[1] for m in twins))
 
 
-def without_twins(data: bytes) -> bytes:
-    """The class with its twin methods removed (pool untouched). Only for checks-only at
-    interval 0, where no check fires, so no sample stub ever resolves its twin: it measures what
-    a run costs when twins are not loaded (docs/design/lazy-twins.md)."""
+def without_twins(data: bytes, keep=lambda name: False) -> bytes:
+    """The class with its twin methods removed (pool untouched), but those whose name (bytes)
+    `keep` accepts. Only for runs that never call a removed twin: checks-only at interval 0,
+    where no check fires, or a deterministic run keeping the twins an earlier run of it entered
+    (bench/touched_twins.py --ab). It measures what a run costs when those twins are not loaded
+    (docs/design/lazy-twins.md)."""
     count_at, methods = benchlib.class_methods(data)
-    kept = [m for m in methods if not m[0].endswith(TWIN_SUFFIXES)]
+    kept = [m for m in methods if not m[0].endswith(TWIN_SUFFIXES) or keep(m[0])]
     if len(kept) == len(methods):
         return data
     end = methods[-1][2] if methods else count_at + 2
@@ -48,14 +50,15 @@ def without_twins(data: bytes) -> bytes:
     return data[:count_at] + struct.pack(">H", len(kept)) + body + data[end:]
 
 
-def strip_jar(src: Path, dest: Path):
-    """A copy of the jar `src` whose classes have no twins (without_twins), written to `dest`."""
+def strip_jar(src: Path, dest: Path, keep_of=lambda class_name: (lambda name: False)):
+    """A copy of the jar `src` whose classes have no twins (without_twins), written to `dest`;
+    `keep_of(class name with slashes)` gives the class's `keep`."""
     tmp = dest.with_suffix(".tmp")
     with zipfile.ZipFile(src) as zin, zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED) as zout:
         for info in zin.infolist():
             data = zin.read(info)
             if info.filename.endswith(".class"):
-                data = without_twins(data)
+                data = without_twins(data, keep_of(info.filename[:-len(".class")]))
             zout.writestr(info, data)
     tmp.replace(dest)
 
