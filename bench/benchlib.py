@@ -560,7 +560,7 @@ def code_bytes(jar: Path) -> int:
 
 # Constant-pool entry sizes after the tag byte (Utf8 is length-prefixed; Long and Double take
 # two slots).
-_CP_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4,
+CP_SIZES = {3: 4, 4: 4, 5: 8, 6: 8, 7: 2, 8: 2, 9: 4, 10: 4, 11: 4, 12: 4, 15: 3, 16: 2, 17: 4,
              18: 4, 19: 2, 20: 2}
 
 
@@ -589,7 +589,7 @@ def class_methods(data: bytes):
                 code_name = i
             pos += 3 + n
         else:
-            pos += 1 + _CP_SIZES[tag]
+            pos += 1 + CP_SIZES[tag]
         i += 2 if tag in (5, 6) else 1
     pos += 6
     pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
