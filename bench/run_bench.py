@@ -1804,8 +1804,8 @@ def main() -> int:
     ap.add_argument("--steady-from", action="append", default=[], metavar="RAW",
                     help="with --report-only, for a run measured with --steady-iterations 0: "
                     "raw.json of an earlier run whose steady-state phase (Table S) the report "
-                    "shows, with its date and checkout in the header (several: a program's from the last "
-                    "that has it)")
+                    "shows, with its date and checkout in the header (several: a program's from "
+                    "the last that has it)")
     ap.add_argument("--also", action="append", default=[],
                     help="raw.json of a --configs run (e.g. --size large) to add to the report "
                     "as a section of its own (with the note.md beside it, if any)")

@@ -8,6 +8,8 @@ A SETTING is NAME=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...] with runtime settin
 (docs/profile-format.md), e.g.
   i1000=1000    b4=1000,burst=4    i100=100    t10=1,trigger=timer,timerMs=10
   mc=full,--method-counters@1000    chk=checks@0    (a rewrite of their own)
+  nt=checks,+no-twins@0    (checks-only with the twin methods deleted: nothing calls them at
+                           interval 0; what loading them costs, docs/design/lazy-twins.md)
 A setting without MODE@ runs the default rewrite (--mode, plus --instrument-args); one with it is
 rewritten with that mode and options instead (both instrumentations, none for `checks`), so that
 rewrites can be compared side by side too. Each repetition runs the

@@ -48,7 +48,8 @@ public final class HiddenTwin {
     }
     String through;
     try {
-      through = "ok " + new q.Host().callThrough(t.findStatic(t.lookupClass(), "privateStatic", type));
+      MethodHandle twinMethod = t.findStatic(t.lookupClass(), "privateStatic", type);
+      through = "ok " + new q.Host().callThrough(twinMethod);
     } catch (Throwable e) {
       through = "refused: " + e;
     }
@@ -86,7 +87,8 @@ public final class HiddenTwin {
       plain[r] = t2 - t1;
     }
     System.out.printf("bytes %d sink %d%n", big.length, sink);
-    System.out.printf("hidden nestmate, define + link + first call: first %.1f us, median %.1f us%n",
+    System.out.printf(
+        "hidden nestmate, define + link + first call: first %.1f us, median %.1f us%n",
         hidden[0] / 1e3, median(hidden) / 1e3);
     System.out.printf("ordinary class, define + link: first %.1f us, median %.1f us%n",
         plain[0] / 1e3, median(plain) / 1e3);

@@ -10,7 +10,8 @@ public final class Probe {
   // Throwable's stack trace.
   public static int frames(String twinClass) {
     int seen = 0;
-    if (StackWalker.getInstance().walk(s -> s.anyMatch(f -> f.getClassName().startsWith(twinClass)))) {
+    if (StackWalker.getInstance()
+        .walk(s -> s.anyMatch(f -> f.getClassName().startsWith(twinClass)))) {
       seen |= 1;
     }
     if (StackWalker.getInstance(StackWalker.Option.SHOW_HIDDEN_FRAMES)
