@@ -66,8 +66,9 @@ def member_name(data, entries, index):
     return data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]]
 
 
-def special_calls(data, entries, start, end, code_name):
-    """Whether the method_info at data[start:end] has an invokespecial other than <init>."""
+def instructions(data, start, end, code_name):
+    """(opcode, offset of its operands in `data`) of each instruction of the method_info at
+    data[start:end]."""
     pos = start + 8
     for _ in range(struct.unpack_from(">H", data, start + 6)[0]):
         attr, length = struct.unpack_from(">HI", data, pos)
@@ -77,10 +78,7 @@ def special_calls(data, entries, start, end, code_name):
             while pc < code_len:
                 op = data[code_at + pc]
                 n = OPERANDS[op]
-                if op == 0xb7:
-                    index = struct.unpack_from(">H", data, code_at + pc + 1)[0]
-                    if member_name(data, entries, index) != b"<init>":
-                        return True
+                yield op, code_at + pc + 1
                 if n == -1:  # switches: padding to 4, then default, then the table
                     p = (pc + 4) & ~3
                     if op == 0xaa:
@@ -94,12 +92,20 @@ def special_calls(data, entries, start, end, code_name):
                 else:
                     pc += 1 + n
         pos += 6 + length
+
+
+def special_calls(data, entries, start, end, code_name):
+    """Whether the method_info at data[start:end] has an invokespecial other than <init>."""
+    for op, at in instructions(data, start, end, code_name):
+        if op == 0xb7 and member_name(data, entries,
+                                      struct.unpack_from(">H", data, at)[0]) != b"<init>":
+            return True
     return False
 
 
 def twin_class(data: bytes, host: str):
     """(bytes of the twin class of `data`, twins moved, twins kept), or None without twins."""
-    entries, pool_end = pool_of(data)
+    entries, _ = pool_of(data)
     code_name = next((i for i, (tag, at) in entries.items() if tag == 1 and
                       data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]] == b"Code"),
                      None)
@@ -108,6 +114,16 @@ def twin_class(data: bytes, host: str):
     movable = [m for m in twins if not special_calls(data, entries, m[1], m[2], code_name)]
     if not movable:
         return None, 0, len(twins)
+    return twin_class_of(data, host, movable), len(movable), len(twins) - len(movable)
+
+
+def twin_class_of(data: bytes, host: str, movable, nest_host=False) -> bytes:
+    """The twin class holding the methods `movable` (benchlib.class_methods entries) of the
+    class `data`, named HOST$DuplexTwins: the host's pool copied whole, then its own name and
+    java/lang/Object, version max(host's, 55), the host's BootstrapMethods, and with
+    `nest_host` a NestHost attribute naming the host (a static nest, lazy_prototype.py)."""
+    entries, pool_end = pool_of(data)
+    _, methods = benchlib.class_methods(data)
     count = struct.unpack_from(">H", data, 8)[0]
 
     def utf8(text):
@@ -115,16 +131,21 @@ def twin_class(data: bytes, host: str):
         return b"\x01" + struct.pack(">H", len(raw)) + raw
 
     added = (utf8(host + "$DuplexTwins") + b"\x07" + struct.pack(">H", count) +
-             utf8("java/lang/Object") + b"\x07" + struct.pack(">H", count + 2))
+             utf8("java/lang/Object") + b"\x07" + struct.pack(">H", count + 2) +
+             utf8("NestHost"))
     version = max(struct.unpack_from(">H", data, 6)[0], 55)
-    out = bytearray(data[:6] + struct.pack(">HH", version, count + 4) + data[10:pool_end])
+    out = bytearray(data[:6] + struct.pack(">HH", version, count + 5) + data[10:pool_end])
     out += added
     out += struct.pack(">HHHHH", 0x1030, count + 1, count + 3, 0, 0)  # final super synthetic
     out += struct.pack(">H", len(movable)) + b"".join(data[m[1]:m[2]] for m in movable)
     # The host's BootstrapMethods, for twins that use invokedynamic.
     bootstrap = class_attribute(data, entries, methods, b"BootstrapMethods")
-    out += struct.pack(">H", 1 if bootstrap else 0) + (bootstrap or b"")
-    return bytes(out), len(movable), len(twins) - len(movable)
+    attrs = [bootstrap] if bootstrap else []
+    if nest_host:
+        this_class = struct.unpack_from(">H", data, pool_end + 2)[0]
+        attrs.append(struct.pack(">HIH", count + 4, 2, this_class))
+    out += struct.pack(">H", len(attrs)) + b"".join(attrs)
+    return bytes(out)
 
 
 def class_attribute(data, entries, methods, wanted):
