@@ -460,6 +460,34 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
     return r
 
 
+def interleaved_cpu(w: Workload, extra: List[Path], names: List[str], reps: int,
+                    run_one: Callable[[str, int], RunResult], size: str) -> Dict[str, List[float]]:
+    """Whole runs side by side: each repetition runs the uninstrumented program ("base") and
+    every configuration in `names` once (`run_one(name, repetition)`, which checks its run), in
+    an order shuffled by the repetition's number, so that slow drifts of the machine hit all of
+    them alike. Returns the CPU seconds of each, by name."""
+    import random
+    cpu = {"base": []}
+    cpu.update({n: [] for n in names})
+    for rep in range(reps):
+        order = [None] + list(names)
+        random.Random(rep).shuffle(order)
+        for n in order:
+            if n is None:
+                cpu["base"].append(run(w, extra, size=size).cpu)
+            else:
+                cpu[n].append(run_one(n, rep).cpu)
+    return cpu
+
+
+def overhead_cell(times: List[float], base: float) -> str:
+    """The median CPU time over `base` as an overhead, with the range: +12.3% (+5%..+20%)."""
+    import statistics
+    return "%+.1f%% (%+.0f%%..%+.0f%%)" % (100 * (statistics.median(times) / base - 1),
+                                            100 * (min(times) / base - 1),
+                                            100 * (max(times) / base - 1))
+
+
 # ---------------------------------------------------------------------------------------------
 # duplex
 
@@ -573,24 +601,40 @@ def class_code_bytes(data: bytes) -> int:
         return 0
 
 
+def class_pool(data: bytes):
+    """The constant pool of a class file: ({index: (tag, offset of its payload)}, offset after
+    the pool). Raises IndexError, KeyError or struct.error on a malformed class."""
+    import struct
+    count = struct.unpack_from(">H", data, 8)[0]
+    pos, i, entries = 10, 1, {}
+    while i < count:
+        tag = data[pos]
+        entries[i] = (tag, pos + 1)
+        pos += 3 + struct.unpack_from(">H", data, pos + 1)[0] if tag == 1 else 1 + CP_SIZES[tag]
+        i += 2 if tag in (5, 6) else 1
+    return entries, pos
+
+
+def pool_utf8(data: bytes, entries, index: int) -> bytes:
+    """The bytes of the Utf8 entry `index` (class_pool's entries)."""
+    import struct
+    at = entries[index][1]
+    return data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]]
+
+
+def pool_utf8_index(data: bytes, entries, text: bytes) -> Optional[int]:
+    """The index of a Utf8 entry holding `text`, or None."""
+    return next((i for i, (tag, _) in entries.items()
+                 if tag == 1 and pool_utf8(data, entries, i) == text), None)
+
+
 def class_methods(data: bytes):
     """Where the class's methods_count sits, and each method's (name, start, end, code_length)
     in the class bytes (name: the Utf8 bytes). Raises IndexError, KeyError or struct.error on a
     malformed class."""
     import struct
-    count = struct.unpack_from(">H", data, 8)[0]
-    pos, i, utf8, code_name = 10, 1, {}, None
-    while i < count:
-        tag = data[pos]
-        if tag == 1:
-            n = struct.unpack_from(">H", data, pos + 1)[0]
-            utf8[i] = data[pos + 3:pos + 3 + n]
-            if utf8[i] == b"Code":
-                code_name = i
-            pos += 3 + n
-        else:
-            pos += 1 + CP_SIZES[tag]
-        i += 2 if tag in (5, 6) else 1
+    entries, pos = class_pool(data)
+    code_name = pool_utf8_index(data, entries, b"Code")
     pos += 6
     pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
     for _ in ("fields", "methods"):  # the same layout; the methods' pass is kept
@@ -600,7 +644,9 @@ def class_methods(data: bytes):
         methods = []
         for _ in range(members):
             start = pos
-            name = utf8.get(struct.unpack_from(">H", data, pos + 2)[0], b"")
+            name_index = struct.unpack_from(">H", data, pos + 2)[0]
+            name = pool_utf8(data, entries, name_index) if entries.get(
+                name_index, (0,))[0] == 1 else b""
             attrs = struct.unpack_from(">H", data, pos + 6)[0]
             pos += 8
             code = 0

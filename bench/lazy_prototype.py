@@ -22,7 +22,6 @@ are misattributed (the profile differs; the cost does not, since the search runs
 samples).
 """
 import argparse
-import random
 import statistics
 import struct
 import subprocess
@@ -43,11 +42,6 @@ LOAD = {"I": 0x15, "Z": 0x15, "B": 0x15, "C": 0x15, "S": 0x15, "J": 0x16, "F": 0
         "L": 0x19, "[": 0x19}
 RETURN = {"V": 0xb1, "I": 0xac, "Z": 0xac, "B": 0xac, "C": 0xac, "S": 0xac, "J": 0xad, "F": 0xae,
           "D": 0xaf, "L": 0xb0, "[": 0xb0}
-
-
-def utf8_at(data, entries, index):
-    at = entries[index][1]
-    return data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]]
 
 
 def parameters(descriptor: str):
@@ -102,7 +96,7 @@ def possibly_protected(data, entries, start, end, code_name, pool_end):
     member of a superclass in another package: lazy-twins.md, section 4), or a method called
     clone or finalize (Object's protected methods, which the verifier refuses on the host)."""
     this_class, super_class = struct.unpack_from(">HH", data, pool_end + 2)
-    declared = {utf8_at(data, entries, i) for i in declared_names(data, pool_end)}
+    declared = {benchlib.pool_utf8(data, entries, i) for i in declared_names(data, pool_end)}
     for op, at in twin_link.instructions(data, start, end, code_name):
         if not 0xb2 <= op <= 0xb9:
             continue
@@ -119,11 +113,10 @@ def lazy_class(data: bytes, host: str):
     """(the host with forwarders, its twin class) or (data, None) when nothing moves."""
     if struct.unpack_from(">H", data, 6)[0] < 51:
         return data, None
-    entries, pool_end = twin_link.pool_of(data)
-    code_name = next((i for i, (tag, _) in entries.items()
-                      if tag == 1 and utf8_at(data, entries, i) == b"Code"), None)
+    entries, pool_end = benchlib.class_pool(data)
+    code_name = benchlib.pool_utf8_index(data, entries, b"Code")
     count_at, methods = benchlib.class_methods(data)
-    movable = movable_twins(data, entries, pool_end, methods)
+    movable = movable_twins(data, entries, pool_end, methods, code_name)
     if not movable:
         return data, None
     twins = twin_link.twin_class_of(data, host, movable)
@@ -150,7 +143,7 @@ def lazy_class(data: bytes, host: str):
     for _ in range(n_attrs):
         name, length = struct.unpack_from(">HI", data, pos)
         raw = data[pos:pos + 6 + length]
-        if utf8_at(data, entries, name) == b"BootstrapMethods":
+        if benchlib.pool_utf8(data, entries, name) == b"BootstrapMethods":
             bootstrap = raw
         else:
             attrs.append(raw)
@@ -163,7 +156,7 @@ def lazy_class(data: bytes, host: str):
             name_i, desc_i = struct.unpack_from(">HH", info, 2)
             indy = add(b"\x12" + struct.pack(">HH", bsm_index,
                                              add(b"\x0c" + struct.pack(">HH", name_i, desc_i))))
-            info = forwarder(info, utf8_at(data, entries, desc_i).decode(), code_name, indy)
+            info = forwarder(info, benchlib.pool_utf8(data, entries, desc_i).decode(), code_name, indy)
         new_methods.append(info)
     entry = struct.pack(">HH", handle, 0)
     if bootstrap:
@@ -178,9 +171,9 @@ def lazy_class(data: bytes, host: str):
     return host_bytes, twins
 
 
-def movable_twins(data, entries, pool_end, methods):
-    code_name = next((i for i, (tag, _) in entries.items()
-                      if tag == 1 and utf8_at(data, entries, i) == b"Code"), None)
+def movable_twins(data, entries, pool_end, methods, code_name):
+    """The twins (class_methods entries) that can leave their host: no invokespecial other than
+    a constructor call, no member reference that may be protected."""
     return [m for m in methods if m[0].endswith(b"$duplex") and not twin_link.special_calls(
         data, entries, m[1], m[2], code_name) and not possibly_protected(
         data, entries, m[1], m[2], code_name, pool_end)]
@@ -196,9 +189,10 @@ def nest_class(data: bytes, host: str):
     version = struct.unpack_from(">H", data, 6)[0]
     if version < 50:
         return data, None
-    entries, pool_end = twin_link.pool_of(data)
+    entries, pool_end = benchlib.class_pool(data)
     count_at, methods = benchlib.class_methods(data)
-    movable = movable_twins(data, entries, pool_end, methods)
+    movable = movable_twins(data, entries, pool_end, methods,
+                            benchlib.pool_utf8_index(data, entries, b"Code"))
     if not movable:
         return data, None
     pos = methods[-1][2]
@@ -206,7 +200,7 @@ def nest_class(data: bytes, host: str):
     for _ in range(struct.unpack_from(">H", data, pos)[0]):
         name, length = struct.unpack_from(">HI", data, pos + 2)
         raw = data[pos + 2:pos + 8 + length]
-        kind = utf8_at(data, entries, name)
+        kind = benchlib.pool_utf8(data, entries, name)
         if kind == b"NestHost":
             return data, None
         if kind == b"NestMembers":
@@ -289,23 +283,17 @@ def main():
             moved[mode, form] = sum(lazy_jar(j, l, form) for j, l in zip(jars, lazy))
             variants["%s@%d %s" % (mode, interval, form)] = (lazy, interval)
     reference = benchlib.run(w, extra, size=a.size).output
-    cpu = {"base": []}
-    cpu.update({v: [] for v in variants})
-    for rep in range(a.reps):
-        order = [None] + list(variants)
-        random.Random(rep).shuffle(order)
-        for v in order:
-            if v is None:
-                cpu["base"].append(benchlib.run(w, extra, size=a.size).cpu)
-                continue
-            jars, interval = variants[v]
-            opts = benchlib.runtime_opts(interval, jars[0].parent / "profile.xml")
-            opts[0] += ":" + str(bsm)  # -Xbootclasspath/a: the runtime, then the bootstrap
-            r = benchlib.run(w, extra, jars, opts, size=a.size)
-            if not r.ok or r.output != reference:
-                raise SystemExit("lazy_prototype.py: %s failed or its output differs: %s" % (
-                    v, r.stderr[-1500:]))
-            cpu[v].append(r.cpu)
+    def run_variant(v, rep):
+        jars, interval = variants[v]
+        opts = benchlib.runtime_opts(interval, jars[0].parent / "profile.xml")
+        opts[0] += ":" + str(bsm)  # -Xbootclasspath/a: the runtime, then the bootstrap
+        r = benchlib.run(w, extra, jars, opts, size=a.size)
+        if not r.ok or r.output != reference:
+            raise SystemExit("lazy_prototype.py: %s failed or its output differs: %s" % (
+                v, r.stderr[-1500:]))
+        return r
+
+    cpu = benchlib.interleaved_cpu(w, extra, list(variants), a.reps, run_variant, a.size)
     base = statistics.median(cpu["base"])
     print("\n%s (%s input), %d repetitions; uninstrumented %.2f s CPU; classes with a twin "
           "class: %s\n" % (w.name, a.size, a.reps, base, ", ".join(
@@ -313,10 +301,7 @@ def main():
     print("| configuration | overhead, median (range) |")
     print("| --- | --- |")
     for v in variants:
-        c = cpu[v]
-        print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) |" % (
-            v, 100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
-            100 * (max(c) / base - 1)))
+        print("| %s | %s |" % (v, benchlib.overhead_cell(cpu[v], base)))
     return 0
 
 

@@ -16,7 +16,6 @@ what lazy twins would save a whole run. Output is checked against the original's
 docs/design/lazy-twins.md uses it.
 """
 import argparse
-import random
 import re
 import shutil
 import statistics
@@ -95,7 +94,7 @@ def main():
         print("| %s | %d | %d | %d | %d (%.0f%%) | %.0f%% | %.0f%% | %s |" % (
             w.name, a.interval, seed, len(with_twins), len(hit),
             100 * len(hit) / max(len(with_twins), 1), 100 * by_class / max(total, 1),
-            100 * by_method / max(total, 1), benchlib_samples(prof)))
+            100 * by_method / max(total, 1), samples_of(prof)))
     if a.ab:
         ab(w, extra, jars, dest, a, set().union(*entered_by_seed.values()), reference)
     return 0
@@ -149,35 +148,27 @@ def ab(w, extra, jars, dest, a, entered, reference):
         for jar in jars:
             twin_share.strip_jar(jar, out / jar.name, keep_of)
             variants[name].append(out / jar.name)
-    cpu = {"base": []}
-    cpu.update({v: [] for v in variants})
-    for rep in range(a.ab):
-        order = [None] + list(variants)
-        random.Random(rep).shuffle(order)
-        for v in order:
-            if v is None:
-                cpu["base"].append(benchlib.run(w, extra, size=a.size).cpu)
-                continue
-            r = benchlib.run(w, extra, variants[v],
-                             benchlib.runtime_opts(a.interval, dest / ("ab-%s.xml" % v), seed=1),
-                             size=a.size)
-            if not r.ok or r.output != reference:
-                raise SystemExit("touched_twins.py: %s failed or its output differs (a removed "
-                                 "twin was called?): %s" % (v, r.stderr[-500:]))
-            cpu[v].append(r.cpu)
+
+    def run_variant(v, rep):
+        r = benchlib.run(w, extra, variants[v],
+                         benchlib.runtime_opts(a.interval, dest / ("ab-%s.xml" % v), seed=1),
+                         size=a.size)
+        if not r.ok or r.output != reference:
+            raise SystemExit("touched_twins.py: %s failed or its output differs (a removed "
+                             "twin was called?): %s" % (v, r.stderr[-500:]))
+        return r
+
+    cpu = benchlib.interleaved_cpu(w, extra, list(variants), a.ab, run_variant, a.size)
     base = statistics.median(cpu["base"])
     print("\n%s, %s @%d, %d repetitions, seed 1; uninstrumented %.2f s CPU\n" % (
         w.name, a.mode, a.interval, a.ab, base))
     print("| twins loaded | overhead, median (range) |")
     print("| --- | --- |")
     for v in variants:
-        c = cpu[v]
-        print("| %s | %+.1f%% (%+.0f%%..%+.0f%%) |" % (
-            v, 100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
-            100 * (max(c) / base - 1)))
+        print("| %s | %s |" % (v, benchlib.overhead_cell(cpu[v], base)))
 
 
-def benchlib_samples(prof: Path) -> str:
+def samples_of(prof: Path) -> str:
     m = re.search(r'samples="(\d+)"', prof.read_text()) if prof.exists() else None
     return m.group(1) if m else "-"
 

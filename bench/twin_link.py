@@ -44,26 +44,11 @@ OPERANDS[0xaa] = OPERANDS[0xab] = -1
 OPERANDS[0xc4] = -2
 
 
-def pool_of(data: bytes):
-    """({index: (tag, offset of its payload)}, offset after the pool)."""
-    count = struct.unpack_from(">H", data, 8)[0]
-    pos, i, entries = 10, 1, {}
-    while i < count:
-        tag = data[pos]
-        entries[i] = (tag, pos + 1)
-        pos += 3 + struct.unpack_from(">H", data, pos + 1)[0] if tag == 1 else \
-            1 + benchlib.CP_SIZES[tag]
-        i += 2 if tag in (5, 6) else 1
-    return entries, pos
-
-
 def member_name(data, entries, index):
     """The name of the member a Methodref or InterfaceMethodref names."""
     _, at = entries[index]
     nat = struct.unpack_from(">H", data, at + 2)[0]
-    name = struct.unpack_from(">H", data, entries[nat][1])[0]
-    at = entries[name][1]
-    return data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]]
+    return benchlib.pool_utf8(data, entries, struct.unpack_from(">H", data, entries[nat][1])[0])
 
 
 def instructions(data, start, end, code_name):
@@ -105,10 +90,8 @@ def special_calls(data, entries, start, end, code_name):
 
 def twin_class(data: bytes, host: str):
     """(bytes of the twin class of `data`, twins moved, twins kept), or None without twins."""
-    entries, _ = pool_of(data)
-    code_name = next((i for i, (tag, at) in entries.items() if tag == 1 and
-                      data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]] == b"Code"),
-                     None)
+    entries, _ = benchlib.class_pool(data)
+    code_name = benchlib.pool_utf8_index(data, entries, b"Code")
     _, methods = benchlib.class_methods(data)
     twins = [m for m in methods if m[0].endswith(twin_share.TWIN_SUFFIXES)]
     movable = [m for m in twins if not special_calls(data, entries, m[1], m[2], code_name)]
@@ -122,7 +105,7 @@ def twin_class_of(data: bytes, host: str, movable, nest_host=False) -> bytes:
     class `data`, named HOST$DuplexTwins: the host's pool copied whole, then its own name and
     java/lang/Object, version max(host's, 55), the host's BootstrapMethods, and with
     `nest_host` a NestHost attribute naming the host (a static nest, lazy_prototype.py)."""
-    entries, pool_end = pool_of(data)
+    entries, pool_end = benchlib.class_pool(data)
     _, methods = benchlib.class_methods(data)
     count = struct.unpack_from(">H", data, 8)[0]
 
@@ -155,8 +138,7 @@ def class_attribute(data, entries, methods, wanted):
         return None
     for _ in range(struct.unpack_from(">H", data, pos)[0]):
         name, length = struct.unpack_from(">HI", data, pos + 2)
-        tag, at = entries[name]
-        if data[at + 2:at + 2 + struct.unpack_from(">H", data, at)[0]] == wanted:
+        if benchlib.pool_utf8(data, entries, name) == wanted:
             return data[pos + 2:pos + 8 + length]
         pos += 6 + length
     return None

@@ -25,7 +25,6 @@ against the original's.
 
 import argparse
 import itertools
-import random
 import shlex
 import statistics
 import subprocess
@@ -137,20 +136,16 @@ def main():
     for key, rw in rewrites.items():
         if key[0] != "checks":  # checks-only counts no events: no profile to compare
             rw["ref"] = run({"rewrite": key}, 1, {}, "interval-1")[1]
-    cpu = {"base": []}
-    cpu.update({s["name"]: [] for s in settings})
     first = {}
-    for rep in range(a.reps):
-        order = [None] + settings
-        random.Random(rep).shuffle(order)
-        for s in order:
-            if s is None:
-                r = benchlib.run(w, extra, size=a.size)
-                cpu["base"].append(r.cpu)
-                continue
-            r, prof = run(s, s["interval"], s["settings"], "%s-%d" % (s["name"], rep))
-            cpu[s["name"]].append(r.cpu)
-            first.setdefault(s["name"], prof)
+    by_name = {s["name"]: s for s in settings}
+
+    def run_setting(name, rep):
+        s = by_name[name]
+        r, prof = run(s, s["interval"], s["settings"], "%s-%d" % (name, rep))
+        first.setdefault(name, prof)
+        return r
+
+    cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size)
     base = statistics.median(cpu["base"])
     print("\n%s (%s input), %s, %d repetitions; uninstrumented %.2f s CPU\n" % (
         w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps, base))
@@ -161,10 +156,9 @@ def main():
         c = cpu[s["name"]]
         prof = first[s["name"]]
         ref = rewrites[s["rewrite"]].get("ref")
-        print("| %s | %s | %+.1f%% (%+.0f%%..%+.0f%%) | %d | %s |" % (
+        print("| %s | %s | %s | %d | %s |" % (
             s["name"], " ".join(s["rewrite"][:1] + s["rewrite"][1]),
-            100 * (statistics.median(c) / base - 1), 100 * (min(c) / base - 1),
-            100 * (max(c) / base - 1), run_bench.read_profile(prof)["samples"],
+            benchlib.overhead_cell(c, base), run_bench.read_profile(prof)["samples"],
             accuracy(ref, prof) if ref else "-"))
     if a.seeds:
         seeds(a.seeds, settings[0], run, rewrites[settings[0]["rewrite"]].get("ref"))
