@@ -22,7 +22,8 @@ of another version, a class Debian ships broken) is not duplex's failure. What c
 A mode `MODE+nest` rewrites in MODE and then moves the twins into static nestmate classes
 (bench/lazy_prototype.py's `nest` form, docs/design/lazy-twins.md section 6: hosts raised to
 version 55, twin classes beside them), so that the prototype's class files meet the same
-verification.
+verification. A mode `MODE+lazy` is the same layout built into the rewriter: `duplex
+instrument --lazy-twins` (rewriter/twin_nest.h).
 
 Classes duplex leaves unchanged (and why) are counted from its summary. Exit status 1 when
 anything counts. Details (each jar's summary and verifier output) go to OUT (default
@@ -104,7 +105,8 @@ def main() -> int:
             dest = args.out / mode
             rewrite_mode, _, post = mode.partition("+")
             try:
-                inst = benchlib.instrument(jar, dest, rewrite_mode, PROFILE)
+                inst = benchlib.instrument(jar, dest, rewrite_mode, PROFILE,
+                                           ["--lazy-twins"] if post == "lazy" else None)
             except RuntimeError as e:
                 bad += 1
                 rows.append((jar.name, mode, "ERROR", "-", "-", str(e).splitlines()[0]))
@@ -117,13 +119,13 @@ def main() -> int:
             if post == "nest":
                 checked = dest / (jar.stem + ".nest.jar")
                 lazy_prototype.lazy_jar(inst.jar, checked, "nest")
-            elif post:
+            elif post and post != "lazy":
                 raise SystemExit("check_jars: unknown post-processing +%s" % post)
             v = verify(checked, others, args.out / ("%s.%s.verify" % (jar.stem, mode)))
             # Failing, or no longer loadable, once rewritten but not before; or sent to the old
             # verifier (a version-50 class whose frames the split verifier rejects).
             new = sorted(set(v["fails"]) - set(control["fails"]))
-            # A twin class (+nest) that cannot load because its host cannot either (a
+            # A twin class (+nest, +lazy) that cannot load because its host cannot either (a
             # dependency not installed) is the host's case, not a new one.
             host_of = lambda c: c[:-len("$DuplexTwins")] if c.endswith("$DuplexTwins") else c
             new += sorted(c for c in v["skips"] - control["skips"] - set(control["fails"])

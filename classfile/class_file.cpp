@@ -220,8 +220,9 @@ Result<std::vector<uint8_t>> ClassFile::write() const {
   return out.take();
 }
 
-// Entries never change once in a pool, so the parsed ones are written as they were read and
-// only the entries added since are encoded (unless the pool was replaced altogether).
+// Entries are only appended to a pool, so the parsed ones are written as they were read and
+// only the entries added since are encoded (unless the pool was replaced altogether, or an
+// entry re-pointed: ConstantPool::set_member_owner gives up the parse origin).
 void ClassFile::write_pool(ByteWriter& out) const {
   if (!pool_as_parsed()) {
     pool.write(out);

@@ -596,6 +596,87 @@ void ConstantPool::build_index() const {
   indexed_ = true;
 }
 
+void ConstantPool::mark_references(std::vector<bool>& used) const {
+  used.resize(entries_.size(), false);
+  std::vector<uint16_t> todo;
+  for (size_t i = 1; i < entries_.size(); ++i)
+    if (used[i]) todo.push_back(static_cast<uint16_t>(i));
+  auto mark = [&](uint16_t index) {
+    if (index == 0 || index >= entries_.size() || used[index]) return;
+    used[index] = true;
+    todo.push_back(index);
+  };
+  while (!todo.empty()) {
+    const CpEntry& e = entries_[todo.back()];
+    todo.pop_back();
+    switch (e.tag) {
+      case CpTag::kClass:
+      case CpTag::kString:
+      case CpTag::kMethodType:
+      case CpTag::kModule:
+      case CpTag::kPackage:
+        mark(e.a);
+        break;
+      case CpTag::kFieldref:
+      case CpTag::kMethodref:
+      case CpTag::kInterfaceMethodref:
+      case CpTag::kNameAndType:
+        mark(e.a);
+        mark(e.b);
+        break;
+      case CpTag::kMethodHandle:
+      case CpTag::kDynamic:
+      case CpTag::kInvokeDynamic:
+        mark(e.b);  // a: the reference kind, or a BootstrapMethods index
+        break;
+      default:
+        break;
+    }
+  }
+}
+
+void ConstantPool::keep_only(const std::vector<bool>& used) {
+  CpEntry placeholder;
+  placeholder.tag = CpTag::kUtf8;
+  placeholder.utf8 = std::string_view("", 0);
+  for (size_t i = 1; i < entries_.size(); ++i) {
+    bool keep = i < used.size() && used[i];
+    if (keep || entries_[i].tag == CpTag::kUnusable) continue;
+    bool wide = is_wide(entries_[i].tag);
+    entries_[i] = placeholder;
+    if (wide && i + 1 < entries_.size()) entries_[++i] = placeholder;
+  }
+  // Contents changed: as set_member_owner.
+  slots_.clear();
+  indexed_ = false;
+  indexed_count_ = 0;
+  class_slots_.clear();
+  class_count_ = 0;
+  member_memo_.fill(0);
+  origin_ = 0;
+  id_ = Id{};
+}
+
+Status ConstantPool::set_member_owner(uint16_t index, uint16_t class_index) {
+  CpTag t = tag(index);
+  if (t != CpTag::kFieldref && t != CpTag::kMethodref && t != CpTag::kInterfaceMethodref) {
+    return Error::plain("pool entry #" + std::to_string(index) + " is not a member reference");
+  }
+  if (tag(class_index) != CpTag::kClass) {
+    return Error::plain("pool entry #" + std::to_string(class_index) + " is not a Class");
+  }
+  entries_[index].a = class_index;
+  // The entry's contents changed: the look-up tables forget it, and the pool no longer is
+  // the one parsed (a writer must not copy the parsed bytes) nor the state its id named.
+  slots_.clear();
+  indexed_ = false;
+  indexed_count_ = 0;
+  member_memo_.fill(0);
+  origin_ = 0;
+  id_ = Id{};
+  return Ok{};
+}
+
 Result<uint16_t> ConstantPool::add(const CpEntry& entry) {
   if (entry.tag == CpTag::kUnusable) return Error::plain("cannot add an unusable pool entry");
   // Entries with the same contents are the same entry: the first one wins.

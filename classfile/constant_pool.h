@@ -139,6 +139,20 @@ class ConstantPool {
   // Adds an arbitrary entry (de-duplicated), for callers that build references themselves.
   Result<uint16_t> add(const CpEntry& entry);
 
+  // Re-points the Fieldref, Methodref or InterfaceMethodref at `index` to the Class entry
+  // `class_index` (a member moved to another class). Every index into the pool stays valid;
+  // the pool gets a new id() and is written entry by entry from then on.
+  Status set_member_owner(uint16_t index, uint16_t class_index);
+
+  // Marks, in `used` (a flag per index, count() of them), every entry a marked entry refers
+  // to, transitively: a Class its name, a member reference its Class and NameAndType, ...
+  // (Bootstrap arguments are the BootstrapMethods attribute's: mark them first.)
+  void mark_references(std::vector<bool>& used) const;
+  // Every entry `used` does not mark becomes an empty Utf8 entry (an unmarked Long or Double
+  // two of them), so that a pool copied for a class that needs few of its entries keeps their
+  // indices, and little else. Mark the references of the kept entries first.
+  void keep_only(const std::vector<bool>& used);
+
   static constexpr uint32_t kMaxCount = 65535;  // constant_pool_count is a u2
 
   // Identifies this pool object for caches of derived data (see initial_frame): a copy, a

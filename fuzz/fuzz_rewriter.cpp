@@ -53,12 +53,25 @@ duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   o.respect_huge_method_limit = (b & 128) == 0;
   o.method_counters = ((a / 18) & 1) != 0;
   if (duplex::method_counters_unsupported(o)) o.method_counters = false;  // refused, not fuzzed
+  o.lazy_twins = ((a / 36) & 1) != 0;
   for (const char* name : {"call-edge", "field-access"}) {
     auto inst = duplex::make_builtin_instrumentation(name);
     if (!inst) fail("no built-in instrumentation", name);
     o.instrumentations.push_back(std::move(inst));
   }
   return o;
+}
+
+// A class the rewriter wrote parses, is marked, and every method's code builds an IR.
+void check_class(const std::vector<uint8_t>& bytes, const std::string& name) {
+  auto out = duplex::ClassFile::parse(bytes);
+  if (!out) fail("rewritten class does not parse", out.error().message());
+  if (!duplex::is_rewritten(out.value())) fail("rewritten class is not marked", name);
+  for (const auto& m : out->methods) {
+    if (out->find_attribute(m.attributes, "Code") == nullptr) continue;
+    auto ir = duplex::build_code_ir(out.value(), m);
+    if (!ir) fail("rewritten code does not build an IR", ir.error().message());
+  }
 }
 
 void check_output(const duplex::ClassRewrite& r, const duplex::ClassFile& input,
@@ -71,13 +84,12 @@ void check_output(const duplex::ClassRewrite& r, const duplex::ClassFile& input,
   if (looked_at_methods && r.methods.size() != with_code)
     fail("method reports do not match the methods", r.class_name);
   if (!r.changed) return;
-  auto out = duplex::ClassFile::parse(r.bytes);
-  if (!out) fail("rewritten class does not parse", out.error().message());
-  if (!duplex::is_rewritten(out.value())) fail("rewritten class is not marked", r.class_name);
-  for (const auto& m : out->methods) {
-    if (out->find_attribute(m.attributes, "Code") == nullptr) continue;
-    auto ir = duplex::build_code_ir(out.value(), m);
-    if (!ir) fail("rewritten code does not build an IR", ir.error().message());
+  check_class(r.bytes, r.class_name);
+  if (!r.twin_class.empty()) {  // lazy twins: the nestmate class holding the twins
+    if (!options.lazy_twins) fail("a twin class without lazy twins", r.class_name);
+    if (r.twin_class_name != r.class_name + duplex::kTwinClassSuffix)
+      fail("the twin class is misnamed", r.twin_class_name);
+    check_class(r.twin_class, r.twin_class_name);
   }
   if (duplex::rewrite_class(r.bytes, options)) fail("a rewritten class is rewritten again", "");
 }

@@ -85,7 +85,15 @@ struct ClassOutcome {
   uint64_t bytes_before = 0;
   std::vector<uint8_t> bytes;  // the class to write: rewritten, or the input when unchanged
   std::optional<DeflatedData> deflated;  // the rewritten class, deflated ahead of time
+  std::vector<uint8_t> twin_class;       // RewriteOptions::lazy_twins: written beside it
 };
+
+// Where the twin class of the class at `entry` goes: beside it ("a/B.class" ->
+// "a/B$DuplexTwins.class"), in the same jar or directory and the same multi-release version.
+std::string twin_entry_of(std::string_view entry) {
+  std::string_view stem = entry.substr(0, entry.size() - std::string_view(".class").size());
+  return std::string(stem) + kTwinClassSuffix + ".class";
+}
 
 ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
                            const InstrumentOptions& options, bool deflate) {
@@ -111,6 +119,8 @@ ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
   if (out.changed) {
     out.bytes = std::move(rewritten->bytes);
     rewritten->bytes = {};
+    out.twin_class = std::move(rewritten->twin_class);
+    rewritten->twin_class = {};
     if (deflate) {
       out.deflated = deflate_data(out.bytes, options.deflate_level);
       out.bytes = {};
@@ -254,11 +264,18 @@ class PathInstrumenter {
 
  private:
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
-  Result<std::vector<uint8_t>> rewrite_one(const std::string& where, std::string_view entry,
-                                           std::vector<uint8_t> bytes) {
+  Result<ClassOutcome> rewrite_one(const std::string& where, std::string_view entry,
+                                   std::vector<uint8_t> bytes) {
     ClassOutcome out = compute_class(entry, std::move(bytes), options_, false);
     if (auto s = apply(where, out); !s) return s.error();
-    return std::move(out.bytes);
+    return out;
+  }
+
+  // The class, and its twin class beside it when its twins left (lazy twins).
+  Status write_class_files(const std::string& to, const ClassOutcome& out) {
+    if (auto s = write_file_atomic(to, out.bytes); !s) return s;
+    if (out.twin_class.empty()) return Ok{};
+    return write_file_atomic(twin_entry_of(to), out.twin_class);
   }
 
   // Counts one class into the summary and runs the callbacks; fails on a fatal outcome.
@@ -288,10 +305,14 @@ class PathInstrumenter {
     summary_.class_bytes_before += out.bytes_before;
     summary_.class_bytes_after +=
         out.deflated ? out.deflated->size : static_cast<uint64_t>(out.bytes.size());
+    summary_.class_bytes_after += out.twin_class.size();
+    summary_.twin_classes += !out.twin_class.empty();
     return Ok{};
   }
 
   void record_methods(const ClassRewrite& r) {
+    summary_.twins_moved += r.twins_moved;
+    for (const auto& [why, n] : r.twins_kept) summary_.twins_kept_by_reason[why] += n;
     for (const MethodReport& m : r.methods) {
       ++summary_.methods_by_transform[transform_name(m.applied)];
       bool fell_back = m.applied != m.requested && options_.rewrite.mode != Mode::kAuto;
@@ -309,7 +330,7 @@ class PathInstrumenter {
     total_ = 1;
     auto out = rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()));
     if (!out) return out.error();
-    return write_file_atomic(output, out.value());
+    return write_class_files(output, out.value());
   }
 
   Status rewrite_directory(const std::string& input, const std::string& output) {
@@ -344,7 +365,7 @@ class PathInstrumenter {
         if (!bytes) return bytes.error();
         auto out = rewrite_one(from, rel, std::move(bytes.value()));
         if (!out) return out.error();
-        s = write_file_atomic(to, out.value());
+        s = write_class_files(to, out.value());
       } else if (is_jar_name(rel)) {
         fs::create_directories(fs::path(to).parent_path());
         s = rewrite_jar(from, to);
@@ -420,9 +441,11 @@ class PathInstrumenter {
     if (outcome) {
       if (auto s = apply(where, *outcome); !s) return s;
       if (!outcome->changed) return writer.copy(reader, e);
-      if (outcome->deflated)
-        return writer.replace_deflated(reader, e, std::move(*outcome->deflated));
-      return writer.replace(reader, e, outcome->bytes);
+      Status s = outcome->deflated
+                     ? writer.replace_deflated(reader, e, std::move(*outcome->deflated))
+                     : writer.replace(reader, e, outcome->bytes);
+      if (!s || outcome->twin_class.empty()) return s;
+      return writer.put(twin_entry_of(e.name), outcome->twin_class, e.mtime);
     }
     if (is_jar_name(e.name)) return rewrite_nested_jar(reader, writer, e);
     return writer.copy(reader, e);

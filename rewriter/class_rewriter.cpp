@@ -14,6 +14,7 @@
 #include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
 #include "rewriter/site_registration.h"
+#include "rewriter/twin_nest.h"
 
 namespace duplex {
 namespace {
@@ -48,6 +49,47 @@ Status add_marker(ClassFile& cf) {
 
 bool is_runtime_class(const std::string& name) {
   return name.rfind(runtime_api::kPackagePrefix, 0) == 0;
+}
+
+Status append_twins(ClassFile& cf, std::vector<AddedMethod>& twins) {
+  for (AddedMethod& twin : twins) {
+    if (auto s = cf.append_method(twin.access_flags, twin.name, twin.descriptor,
+                                  std::move(twin.code_attribute));
+        !s) {
+      return s;
+    }
+  }
+  return Ok{};
+}
+
+// RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
+// stay (with a note saying why).
+Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassRewrite& result) {
+  std::vector<AddedMethod> moving;
+  std::vector<AddedMethod> staying;
+  if (auto refused = twin_nest_refused(cf)) {
+    result.notes.push_back("lazy twins: " + *refused);
+    result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
+    staying = std::move(twins);
+  } else {
+    auto why = why_twins_stay(cf, twins);
+    for (size_t i = 0; i < twins.size(); ++i) {
+      if (why[i]) {
+        result.notes.push_back("lazy twins: " + twins[i].name + twins[i].descriptor +
+                               " stays in the class: " + *why[i]);
+        ++result.twins_kept[*why[i]];
+      }
+      (why[i] ? staying : moving).push_back(std::move(twins[i]));
+    }
+  }
+  result.twins_moved = static_cast<uint32_t>(moving.size());
+  if (auto s = append_twins(cf, staying); !s) return s;
+  if (moving.empty()) return Ok{};
+  auto twin_class = move_twins_to_nestmate(cf, moving);
+  if (!twin_class) return twin_class.error();
+  result.twin_class_name = result.class_name + kTwinClassSuffix;
+  result.twin_class = std::move(twin_class.value());
+  return Ok{};
 }
 
 }  // namespace
@@ -192,12 +234,10 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.methods.push_back(std::move(outcome.report));
   }
   if (!result.changed) return result;
-  for (AddedMethod& twin : added) {
-    if (auto s = cf.append_method(twin.access_flags, twin.name, twin.descriptor,
-                                  std::move(twin.code_attribute));
-        !s) {
-      return s.error().in(result.class_name);
-    }
+  // Lazy twins are sorted once the class has every other member (install_members).
+  const bool lazy = options.lazy_twins && options.outline && !added.empty();
+  if (!lazy) {
+    if (auto s = append_twins(cf, added); !s) return s.error().in(result.class_name);
   }
   if (auto s = counters.install(cf); !s) return s.error().in(result.class_name);
   if (method_counters) {
@@ -215,6 +255,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     }
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
+  if (lazy) {
+    if (auto s = place_twins_lazily(cf, added, result); !s) return s.error().in(result.class_name);
+  }
   auto bytes = cf.write();
   if (!bytes) return bytes.error().in(result.class_name);
   result.bytes = std::move(bytes.value());

@@ -70,11 +70,12 @@ class MethodRewriter {
 
   MethodOutcome run() {
     const Attribute* code_attr = cf_.find_attribute(method_.attributes, "Code");
+    // Malformed code refuses the whole class, even where the method would stay unchanged.
+    auto ir = build_code_ir(cf_, method_);
+    if (!ir) return malformed(std::move(ir.error()));
     if (ctx_.class_name == "java/lang/Object" && ctx_.method_name == "<init>") {
       return unchanged("HotSpot requires java.lang.Object.<init> to stay a lone return");
     }
-    auto ir = build_code_ir(cf_, method_);
-    if (!ir) return malformed(std::move(ir.error()));
     ir_ = std::move(ir.value());
     // The assembler recomputes max_stack; a method whose declared max_stack is too small
     // (which the JVM rejects) must not come out "repaired", or the class would load only

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <span>
@@ -116,7 +117,17 @@ struct RewriteOptions {
   // loop budgets (CheckForm::kLocal); interfaces (whose fields must be final) keep the shared
   // counter.
   bool method_counters = false;
+  // Lazy twins (rewriter/twin_nest.h, docs/design/lazy-twins.md): the outlined twins move into
+  // a static nestmate class `<class>$DuplexTwins` (ClassRewrite::twin_class), which the JVM
+  // loads only when the class first samples; the class is raised to version 55 (Java 11) from
+  // 50-54. Twins that another class could not run the same way stay. Needs the outlined layout.
+  // Off by default: the caller must write the twin class beside the class (instrument_path
+  // does), and the output needs Java 11.
+  bool lazy_twins = false;
 };
+
+// RewriteOptions::lazy_twins: the twin class of class `a/b/C` is `a/b/C$DuplexTwins`.
+inline constexpr const char* kTwinClassSuffix = "$DuplexTwins";
 
 struct MethodReport {
   std::string method;  // name + descriptor
@@ -149,6 +160,12 @@ struct ClassRewrite {
   // rewritten method has call sites.
   std::vector<std::string> site_tables;
   std::vector<std::string> notes;
+  // RewriteOptions::lazy_twins: the nestmate class holding the twins that left this class
+  // (internal name and bytes), to be written beside it; empty when none moved.
+  std::string twin_class_name;
+  std::vector<uint8_t> twin_class;
+  uint32_t twins_moved = 0;
+  std::map<std::string, uint32_t> twins_kept;  // why twins stayed in the class -> how many
 };
 
 // Why `options` ask for something that cannot be done (method counters with a layout or check

@@ -51,6 +51,11 @@ const char* const kInstrumentHelp =
     "                        shared one: every method is sampled at its own rate, closer\n"
     "                        profiles from fewer samples; outline layout without --check\n"
     "                        local\n"
+    "  --lazy-twins          outlined twins go into a nestmate class `CLASS$DuplexTwins`\n"
+    "                        written beside each class, which the JVM loads only when the\n"
+    "                        class first samples: less to load and verify in runs that\n"
+    "                        sample few classes; classes of version 50-54 are raised to 55,\n"
+    "                        so the output needs Java 11 or later\n"
     "  --jobs N              threads that rewrite and compress the classes of a jar\n"
     "                        (default: one per hardware thread); the output is the same\n"
     "                        for every N\n"
@@ -151,6 +156,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       for (char& c : options.rewrite.runtime_class) c = c == '.' ? '/' : c;
     } else if (arg == "--method-counters") {
       options.rewrite.method_counters = true;
+    } else if (arg == "--lazy-twins") {
+      options.rewrite.lazy_twins = true;
     } else if (arg == "--count-edges") {
       options.rewrite.count_edges = true;
     } else if (arg == "--methods") {
@@ -166,6 +173,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
     }
   }
   if (auto why = method_counters_unsupported(options.rewrite)) return "--method-counters: " + *why;
+  if (options.rewrite.lazy_twins && !options.rewrite.outline)
+    return "--lazy-twins needs twins: the outline or handback layout, not inline";
   if (a.input.empty()) return "missing input (a jar, a directory or a .class file)";
   if (a.output.empty()) return "missing -o OUT";
   for (const std::string& name : split_list(a.profile)) {
@@ -203,6 +212,13 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   }
   if (s.classes_excluded)
     out << "  excluded by --include/--exclude: " << s.classes_excluded << "\n";
+  if (s.twin_classes || !s.twins_kept_by_reason.empty()) {
+    out << "  twin classes (--lazy-twins): " << s.twin_classes << ", holding " << s.twins_moved
+        << " twins\n";
+  }
+  for (const auto& [reason, n] : s.twins_kept_by_reason) {
+    out << "  twins kept in their class: " << n << ": " << reason << "\n";
+  }
   if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";
   if (s.signature_files_removed) {
     out << "  jar signature removed (" << s.signature_files_removed

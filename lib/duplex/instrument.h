@@ -61,7 +61,10 @@ struct InstrumentSummary {
   std::map<std::string, size_t> methods_by_transform;  // "full" -> 120, "unchanged" -> 4
   std::map<std::string, size_t> fallbacks_by_reason;   // short reason -> count
   uint64_t class_bytes_before = 0;                     // of the classes rewritten
-  uint64_t class_bytes_after = 0;
+  uint64_t class_bytes_after = 0;  // twin classes included (RewriteOptions::lazy_twins)
+  size_t twin_classes = 0;         // written beside their classes (lazy twins)
+  size_t twins_moved = 0;          // twins in those classes
+  std::map<std::string, size_t> twins_kept_by_reason;  // lazy twins that stayed, and why
   double seconds = 0;
 };
 

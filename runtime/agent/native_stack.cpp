@@ -25,6 +25,7 @@ struct MethodInfo {
   bool runtime = false;          // declared by a duplex.runtime class of the bootstrap loader
   bool hidden = false;           // a frame StackWalker does not show (see is_hidden_frame)
   bool outlined = false;         // name ends in $duplex: an outlined method (runtime contract)
+  bool bridge = false;           // name starts with duplex$bridge$: never a caller (lazy twins)
   jweak type = nullptr;          // the declaring class (weak: classes may unload)
   jstring class_name = nullptr;  // global refs
   jstring method_name = nullptr;
@@ -112,6 +113,7 @@ MethodInfo* describe(JNIEnv* jni, jmethodID method) {
     constexpr std::string_view kOutlined = "$duplex";
     info->outlined = method_name.size() > kOutlined.size() &&
                      method_name.substr(method_name.size() - kOutlined.size()) == kOutlined;
+    info->bridge = method_name.starts_with("duplex$bridge$");  // CallerFinder.BRIDGE_PREFIX
     info->type = jni->NewWeakGlobalRef(cls);
     auto global_string = [&](const char* text) {
       jstring local = jni->NewStringUTF(text);
@@ -246,6 +248,7 @@ jobject find_caller(JNIEnv* jni, jint depth, bool& more, jint& needed) {
       --skip;
       continue;
     }
+    if (info->bridge) continue;  // the call it runs is its twin's, below it
     needed = i + 1;
     return site_at(jni, info, frames[i].location);
   }

@@ -16,7 +16,11 @@ fail() { echo "FAIL: $*"; exit 1; }
 mkdir -p "$tmp/src/app" "$tmp/src/lib" "$tmp/src11/app" "$tmp/classes" "$tmp/lib" "$tmp/v11"
 cat >"$tmp/src/lib/Counter.java" <<'J'
 package lib;
-public class Counter { public int n; public void add(int k) { for (int i = 0; i < k; i++) n += i; } }
+public class Counter {
+  public int n;
+  public void add(int k) { for (int i = 0; i < k; i++) n += i; }
+  public static int sum(int k) { int s = 0; for (int i = 0; i < k; i++) s += i; return s; }
+}
 J
 cat >"$tmp/src/app/Main.java" <<'J'
 package app;
@@ -24,6 +28,7 @@ public class Main {
   static String where() { return "base"; }
   public static void main(String[] a) {
     lib.Counter c = new lib.Counter(); c.add(1000);
+    if (lib.Counter.sum(1000) != c.n) throw new AssertionError();
     System.out.println(where() + " " + c.n + " " + Version.name());
   }
 }
@@ -84,6 +89,22 @@ got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/m
 [ "$got" = "$expected" ] || fail "multi-release run printed: $got"
 grep -q 'callee="app/Version.name()Ljava/lang/String;"' "$tmp/mr.xml" || fail "versioned class not instrumented"
 echo "ok multi-release: versioned classes rewritten, other entries identical, same output"
+
+# --- lazy twins: each twin class beside its host, the same output and the same profile ---
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-lazy.jar" --lazy-twins >"$tmp/lazy.log" 2>&1
+grep -q 'twin classes (--lazy-twins): [1-9]' "$tmp/lazy.log" || fail "lazy summary: $(cat "$tmp/lazy.log")"
+unzip -Z1 "$tmp/mr-lazy.jar" | grep -qx 'lib/Counter\$DuplexTwins.class' ||
+  fail "no twin class beside lib/Counter: $(unzip -Z1 "$tmp/mr-lazy.jar")"
+unzip -Z1 "$tmp/mr-lazy.jar" | grep -q '^META-INF/versions/11/.*DuplexTwins' &&
+  fail "a twin class for a versioned class that has no movable twin"
+got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/mr-lazy.xml" -cp "$tmp/mr-lazy.jar" app.Main)
+[ "$got" = "$expected" ] || fail "lazy twins run printed: $got"
+keys() { grep -E '<(edge|field) ' "$1" | sed 's/^ *//' | sort; }
+keys "$tmp/mr.xml" >"$tmp/eager.keys"
+keys "$tmp/mr-lazy.xml" >"$tmp/lazy.keys"
+[ -s "$tmp/eager.keys" ] && cmp -s "$tmp/eager.keys" "$tmp/lazy.keys" ||
+  fail "lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/lazy.keys" | head -5)"
+echo "ok --lazy-twins: twin classes beside their hosts, same output, same interval-1 profile"
 
 # --- fat jar ---
 "$duplex" instrument "$tmp/fat.jar" -o "$tmp/fat-out.jar" >"$tmp/fat.log" 2>&1
@@ -180,6 +201,7 @@ bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"
 bad 1 "$tmp/o6.jar" "$tmp/truncated.jar" -o "$tmp/o6.jar"
 bad 1 "$tmp/notempty" "$tmp/classes" -o "$tmp/notempty"
 bad 1 "" "$tmp/plain.jar" -o "$tmp/plain.jar"
+bad 2 "$tmp/o7.jar" "$tmp/plain.jar" -o "$tmp/o7.jar" --layout inline --lazy-twins
 [ "$(java -cp "$tmp/plain.jar" app.Main)" = "base 499500 v8" ] || fail "the input was modified"
 echo "ok bad inputs and options"
 

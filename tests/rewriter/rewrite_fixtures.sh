@@ -7,11 +7,12 @@
 # (e.g. "full,--layout,inline": extra `duplex instrument` options after the mode, comma-separated.)
 # Small loop-free methods get flag checks by default; `--caller-sampled-bytes,N` samples them
 # through their callers instead, and `--flag-check-bytes,0` makes every method count.
-# `--method-counters` gives each counting method a counter of its own.
+# `--method-counters` gives each counting method a counter of its own. `--lazy-twins` moves the
+# twins into nestmate classes (HOST$DuplexTwins), which must change no count.
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--method-counters partial,--method-counters auto,--method-counters full,--method-counters,--flag-check-bytes,0}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--method-counters partial,--method-counters auto,--method-counters full,--method-counters,--flag-check-bytes,0 full,--lazy-twins checks,--lazy-twins partial,--lazy-twins,--flag-check-bytes,0 full,--layout,handback,--lazy-twins}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
@@ -132,4 +133,29 @@ same_as_full full,--check,local 1000 "loop budgets sample the same checks"
 # Method counters sample at every check at interval 1, as the shared counter does (a method's
 # first check draws its phase, which at interval 1 is always a sample).
 same_as_full full,--method-counters 1 "every check samples"
+# Lazy twins move code between classes and change nothing that is counted or sampled: the
+# runtime reports a twin class's frames as its host's.
+same_as_full full,--lazy-twins 1 "twins in nestmate classes"
+same_as_full full,--lazy-twins 1000 "twins in nestmate classes"
+# The same with call edges found on the stack (call-edge-stack): a twin class's frames report
+# as its host's (Class.getNestHost), and bridges (duplex$bridge$N) are never callers.
+if echo " $modes " | grep -q ' full,--lazy-twins '; then
+  for layout in eager lazy; do
+    extra=""
+    [ $layout = lazy ] && extra=--lazy-twins
+    "$duplex" instrument "$fixtures" -o "$tmp/stack-$layout" --profile call-edge-stack,field-access \
+      $extra --quiet
+    # shellcheck disable=SC2086
+    java $flags -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/stack-$layout.xml" \
+      -cp "$harness" duplex.test.RunFixtures "$tmp/stack-$layout" >"$tmp/run.txt" 2>&1 || true
+    diff -q "$tmp/original.txt" "$tmp/run.txt" >/dev/null || { echo "FAIL call-edge-stack $layout: output differs"; failed=1; }
+    counts "$tmp/stack-$layout.xml" >"$tmp/stack-$layout.counts"
+  done
+  if [ -s "$tmp/stack-eager.counts" ] && diff -u "$tmp/stack-eager.counts" "$tmp/stack-lazy.counts" >"$tmp/diff.txt"; then
+    echo "ok call-edge-stack,--lazy-twins: interval-1 profile equals the eager layout's ($(wc -l <"$tmp/stack-lazy.counts") keys)"
+  else
+    echo "FAIL call-edge-stack,--lazy-twins: interval-1 profile differs from the eager layout's"
+    head -20 "$tmp/diff.txt"; failed=1
+  fi
+fi
 exit $failed

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "classfile/class_file.h"
 #include "classfile/constant_pool.h"
 #include "test_support.h"
@@ -129,7 +131,9 @@ TEST_CASE("malformed pools give errors with offsets", "[constant_pool]") {
 }
 
 TEST_CASE("modified UTF-8 converts both ways", "[constant_pool]") {
-  std::string nul_mod = "a\xC0\x80" "b";
+  std::string nul_mod =
+      "a\xC0\x80"
+      "b";
   CHECK(modified_utf8_to_utf8(nul_mod) == std::string("a\0b", 3));
   CHECK(utf8_to_modified_utf8(std::string("a\0b", 3)) == nul_mod);
   // U+1F600 is a surrogate pair of two 3-byte units in modified UTF-8.
@@ -140,4 +144,87 @@ TEST_CASE("modified UTF-8 converts both ways", "[constant_pool]") {
   CHECK(modified_utf8_to_utf8("caf\xC3\xA9") == "caf\xC3\xA9");
   // Garbage decodes to replacement characters rather than failing.
   CHECK(modified_utf8_to_utf8("\xFF") == "\xEF\xBF\xBD");
+}
+
+TEST_CASE("a member reference can be re-pointed to another class", "[constant_pool]") {
+  auto bytes = test::jdk_class("java/lang/Object");
+  REQUIRE(!bytes.empty());
+  auto cf = ClassFile::parse(bytes);
+  REQUIRE(cf.ok());
+  ConstantPool& pool = cf->pool;
+  auto ref = pool.add_methodref("a/Host", "run$duplex", "(I)V");
+  auto other = pool.add_class("a/Host$DuplexTwins");
+  REQUIRE(ref.ok());
+  REQUIRE(other.ok());
+  uint64_t id = pool.id();
+  REQUIRE(pool.set_member_owner(*ref, *other).ok());
+  CHECK(pool.id() != id);
+  CHECK(pool.member_ref(*ref)->owner == "a/Host$DuplexTwins");
+  // The look-ups know the change: the new owner finds the entry, the old one makes a new one.
+  auto found = pool.add_methodref("a/Host$DuplexTwins", "run$duplex", "(I)V");
+  REQUIRE(found.ok());
+  CHECK(*found == *ref);
+  auto again = pool.add_methodref("a/Host", "run$duplex", "(I)V");
+  REQUIRE(again.ok());
+  CHECK(*again != *ref);
+  // A parsed entry re-pointed is written as changed (not copied from the parsed bytes).
+  uint16_t parsed_ref = 0;
+  for (uint32_t i = 1; i < cf->parsed_pool_count() && parsed_ref == 0; ++i)
+    if (pool.tag(i) == CpTag::kMethodref) parsed_ref = static_cast<uint16_t>(i);
+  REQUIRE(parsed_ref != 0);
+  REQUIRE(pool.set_member_owner(parsed_ref, *other).ok());
+  auto written = cf->write();
+  REQUIRE(written.ok());
+  auto reread = ClassFile::parse(written.value());
+  REQUIRE(reread.ok());
+  CHECK(reread->pool.member_ref(parsed_ref)->owner == "a/Host$DuplexTwins");
+  // Errors: not a member reference, not a Class.
+  CHECK_FALSE(pool.set_member_owner(*other, *other).ok());
+  CHECK_FALSE(pool.set_member_owner(*ref, *ref).ok());
+  CHECK_FALSE(pool.set_member_owner(0, *other).ok());
+  CHECK_FALSE(pool.set_member_owner(65000, *other).ok());
+}
+
+TEST_CASE("a pool keeps only the entries marked and what they refer to", "[constant_pool]") {
+  auto bytes = test::jdk_class("java/lang/Object");
+  REQUIRE(!bytes.empty());
+  auto cf = ClassFile::parse(bytes);
+  REQUIRE(cf.ok());
+  ConstantPool pool = cf->pool;
+  auto ref = pool.add_methodref("a/Host", "run", "(J)V");
+  auto wide = pool.add_long(1234567890123LL);
+  auto unused_wide = pool.add_double_bits(0x4000000000000000ULL);
+  REQUIRE(ref.ok());
+  REQUIRE(wide.ok());
+  REQUIRE(unused_wide.ok());
+  uint16_t count = pool.count();
+  std::vector<bool> used(count, false);
+  used[*ref] = true;
+  used[*wide] = true;
+  pool.mark_references(used);
+  // The Methodref, its Class and NameAndType, their three Utf8s; the Long.
+  CHECK(std::count(used.begin(), used.end(), true) == 7);
+  pool.keep_only(used);
+  CHECK(pool.count() == count);  // every index stays
+  REQUIRE(pool.member_ref(*ref).has_value());
+  CHECK(pool.member_ref(*ref)->owner == "a/Host");
+  CHECK(pool.member_ref(*ref)->name == "run");
+  CHECK(pool.tag(*wide) == CpTag::kLong);
+  CHECK(pool.tag(*wide + 1) == CpTag::kUnusable);  // its second slot
+  // An entry not kept is an empty Utf8, a Double not kept two of them.
+  CHECK(pool.utf8(cf->this_class) == std::string_view());
+  CHECK(pool.utf8(*unused_wide) == std::string_view());
+  CHECK(pool.utf8(*unused_wide + 1) == std::string_view());
+  // The pool writes and parses again, and its look-ups know the new contents.
+  ByteWriter w;
+  pool.write(w);
+  auto written = w.take();
+  ByteReader in(written);
+  auto reread = ConstantPool::parse(in);
+  REQUIRE(reread.ok());
+  CHECK(reread->count() == count);
+  CHECK(reread->member_ref(*ref)->descriptor == "(J)V");
+  auto again = pool.add_methodref("a/Host", "run", "(J)V");
+  REQUIRE(again.ok());
+  CHECK(*again == *ref);
 }

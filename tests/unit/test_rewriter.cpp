@@ -167,6 +167,32 @@ void check_class_refused(const std::vector<uint8_t>& bytes, OffsetKind kind, int
 
 }  // namespace
 
+TEST_CASE("java.lang.Object's <init> stays, but malformed it refuses the class (fuzz find)",
+          "[rewriter]") {
+  auto bytes = test::jdk_class("java/lang/Object");
+  REQUIRE(!bytes.empty());
+  auto cf = ClassFile::parse(bytes);
+  REQUIRE(cf.ok());
+  auto as_is = rewrite_class(bytes, options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE(as_is.ok());
+  for (const MethodReport& m : as_is->methods) {
+    if (m.method == "<init>()V") CHECK(m.applied == Transform::kUnchanged);
+  }
+  // Its code (`return`) with an undefined opcode instead: the class is refused, as any class
+  // with a malformed method is, not rewritten around the method it leaves alone.
+  std::vector<uint8_t> broken = bytes;
+  for (const Member& m : cf->methods) {
+    if (cf->member_name(m) != "<init>") continue;
+    const Attribute* code = cf->find_attribute(m.attributes, "Code");
+    REQUIRE(code != nullptr);
+    broken[cf->file_offset_of(code->data) + 8] = 0xcf;
+  }
+  auto refused = rewrite_class(broken, options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().method == "<init>()V");
+  CHECK(refused.error().reason.find("unknown opcode 0xcf") != std::string::npos);
+}
+
 TEST_CASE("a method with no sites is left alone", "[rewriter]") {
   REQUIRE_FALSE(probe_class().empty());
   auto m = reports(rewrite(Mode::kFull, {"field-access"}));

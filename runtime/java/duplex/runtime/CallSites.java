@@ -226,13 +226,23 @@ final class CallSites {
     return "V";
   }
 
-  /** Internal name; a hidden class (name/0x...) or numbered lambda class loses its run suffix. */
+  /**
+   * Internal name; a hidden class (name/0x...) or numbered lambda class loses its run suffix, and
+   * a lambda spun in a twin class ({@code Foo$DuplexTwins$$Lambda}, lazy twins) is named as one
+   * spun in its host ({@code Foo$$Lambda}), as the twin would have been without lazy twins.
+   */
   static String stableName(Class<?> c) {
     String n = c.getName();
     int slash = n.indexOf('/');
     if (slash >= 0) n = n.substring(0, slash);
     int lambda = n.indexOf("$$Lambda$");
-    if (lambda >= 0) n = n.substring(0, lambda + "$$Lambda".length());
+    if (lambda >= 0) {
+      String spunIn = n.substring(0, lambda);
+      if (spunIn.endsWith(SiteTables.TWIN_CLASS_SUFFIX)) {
+        spunIn = spunIn.substring(0, spunIn.length() - SiteTables.TWIN_CLASS_SUFFIX.length());
+      }
+      n = spunIn + "$$Lambda";
+    }
     return n.replace('.', '/');
   }
 }

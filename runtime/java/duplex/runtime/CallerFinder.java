@@ -21,11 +21,19 @@ import java.util.stream.Stream;
  *
  * <p>Frames skipped (docs/design/runtime-contract.md): the runtime's own, then the callee (the
  * first other frame), and, if the callee is an outlined method (name ending in {@code $duplex}),
- * the frame below it too: its checking twin, the original method that called it.
+ * the frame below it too: its checking twin, the original method that called it. Bridges (lazy
+ * twins: {@link #BRIDGE_PREFIX}) are skipped where the caller is looked for.
  */
 final class CallerFinder {
   /** The suffix of an outlined method's name (the rewriter's duplicated code moved out). */
   static final String OUTLINED_SUFFIX = "$duplex";
+
+  /**
+   * The prefix of a bridge's name: a method of a class rewritten with lazy twins that runs one
+   * instruction of a twin class's code in the class itself. A bridge is never a caller: the
+   * call it runs is its twin's, whose frame is below it with the bci of that call.
+   */
+  static final String BRIDGE_PREFIX = "duplex$bridge$";
 
   private static final String PACKAGE = "duplex.runtime";
   private static final String PACKAGE_PREFIX = PACKAGE + ".";
@@ -135,6 +143,7 @@ final class CallerFinder {
             continue;
           }
           String name = (String) GET_NAME.invoke(f);
+          if (name.startsWith(BRIDGE_PREFIX)) continue;
           String desc = GET_DESCRIPTOR != null ? (String) GET_DESCRIPTOR.invoke(f) : "";
           int bci = (int) GET_BCI.invoke(f);
           CallerSite s = SiteTables.callerSites(type).find(name, desc, bci);
@@ -162,6 +171,7 @@ final class CallerFinder {
         skip--;
         continue;
       }
+      if (e.getMethodName().startsWith(BRIDGE_PREFIX)) continue;
       int line = e.getLineNumber() >= 0 ? e.getLineNumber() : -1;
       return CallerSite.withoutClass(internalName(e.getClassName()), e.getMethodName(), line);
     }

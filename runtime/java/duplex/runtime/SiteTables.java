@@ -1,5 +1,8 @@
 package duplex.runtime;
 
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -25,6 +28,43 @@ final class SiteTables {
     }
   };
 
+  /**
+   * The name suffix of a twin class: the nestmate class {@code HOST$DuplexTwins} that holds the
+   * twins of a class rewritten with lazy twins (rewriter/twin_nest.h). Its frames report as the
+   * host's: the host registered the site tables of the twins' methods.
+   */
+  static final String TWIN_CLASS_SUFFIX = "$DuplexTwins";
+
+  /** Class.getNestHost (Java 11+; every twin class needs 11), or null before Java 11. */
+  private static final MethodHandle GET_NEST_HOST = nestHostGetter();
+
+  /** A class's host when it is a twin class, else the class itself. */
+  private static final ClassValue<Class<?>> HOST = new ClassValue<Class<?>>() {
+    @Override
+    protected Class<?> computeValue(Class<?> type) {
+      if (GET_NEST_HOST == null || !type.getName().endsWith(TWIN_CLASS_SUFFIX)) return type;
+      try {
+        return (Class<?>) GET_NEST_HOST.invoke(type);
+      } catch (Throwable t) { // a NestHost the JVM could not validate: the class reports itself
+        Log.debug("no nest host for " + type.getName() + ": " + t);
+        return type;
+      }
+    }
+  };
+
+  private static MethodHandle nestHostGetter() {
+    try {
+      // A full-privilege lookup: getNestHost is caller-sensitive.
+      return MethodHandles.lookup()
+          .findVirtual(Class.class, "getNestHost", MethodType.methodType(Class.class));
+    } catch (ReflectiveOperationException e) {
+      return null; // Java 8-10: no nests, so no twin classes either
+    }
+  }
+
+  /** The class whose site tables describe {@code type}'s frames: its host for a twin class. */
+  static Class<?> hostOf(Class<?> type) { return HOST.get(type); }
+
   /** Internal names of the classes that have caller sites (see registerByName). */
   private static final ConcurrentHashMap<String, Boolean> CALLER_NAMES =
       new ConcurrentHashMap<String, Boolean>();
@@ -44,11 +84,18 @@ final class SiteTables {
   }
 
   /** The caller sites of {@code type} (see CallerSite), cached with its site table. */
-  static CallerSite.Table callerSites(Class<?> type) { return BY_CLASS.get(type).callers; }
+  static CallerSite.Table callerSites(Class<?> type) {
+    return BY_CLASS.get(hostOf(type)).callers;
+  }
 
   /** The canonical caller site for these values, added to its class's sites if new. */
   static CallerSite callerSite(
       Class<?> type, String className, String method, String descriptor, int bci, int line) {
+    Class<?> host = hostOf(type);
+    if (host != type) { // a twin class's frame: its host's site, in the host's table
+      type = host;
+      className = CallerFinder.internalName(host.getName());
+    }
     Table t = BY_CLASS.get(type);
     CallerSite s = t.callers.find(method, descriptor, bci);
     if (s != null) return s;

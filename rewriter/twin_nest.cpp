@@ -1,0 +1,627 @@
+#include "rewriter/twin_nest.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <utility>
+
+#include "classfile/attributes.h"
+#include "classfile/bytes.h"
+#include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
+
+namespace duplex {
+namespace {
+
+constexpr uint16_t kNestVersion = 55;  // Java 11: NestHost and NestMembers
+constexpr uint8_t kRefInvokeSpecial = 7;
+
+uint32_t be_u2(std::span<const uint8_t> b, size_t at) {
+  return (b[at] << 8) | b[at + 1];
+}
+int32_t be_s4(std::span<const uint8_t> b, size_t at) {
+  return static_cast<int32_t>((uint32_t{b[at]} << 24) | (uint32_t{b[at + 1]} << 16) |
+                              (uint32_t{b[at + 2]} << 8) | b[at + 3]);
+}
+
+// The length of the instruction at `pc`, or 0 when it is undefined or runs past the code.
+size_t instruction_length(std::span<const uint8_t> code, size_t pc) {
+  uint8_t opcode = code[pc];
+  size_t length = opcode_info(opcode).length;
+  if (opcode == op::kWide) {
+    length = pc + 1 < code.size() && code[pc + 1] == op::kIinc ? 6 : 4;
+  } else if (opcode == op::kTableswitch || opcode == op::kLookupswitch) {
+    size_t table = (pc + 4) & ~size_t{3};  // after the padding
+    if (table + 12 > code.size()) return 0;
+    int64_t entries = opcode == op::kTableswitch
+                          ? int64_t{be_s4(code, table + 8)} - be_s4(code, table + 4) + 1
+                          : int64_t{be_s4(code, table + 4)} * 2;
+    if (entries < 0) return 0;
+    length = table + (opcode == op::kTableswitch ? 12 : 8) + 4 * static_cast<size_t>(entries) - pc;
+  } else if (opcode_info(opcode).shape == OperandShape::kInvalid) {
+    return 0;
+  }
+  return pc + length <= code.size() ? length : 0;
+}
+
+// Calls f(opcode, instruction bytes) for each instruction; false when the code is malformed.
+template <class F>
+bool for_each_instruction(std::span<const uint8_t> code, F&& f) {
+  for (size_t pc = 0; pc < code.size();) {
+    size_t length = instruction_length(code, pc);
+    if (length == 0) return false;
+    f(code[pc], code.subspan(pc, length));
+    pc += length;
+  }
+  return true;
+}
+
+// The code array of a Code attribute body (u2 max_stack, u2 max_locals, u4 length, code).
+std::optional<std::span<const uint8_t>> code_array(std::span<const uint8_t> code_attribute) {
+  if (code_attribute.size() < 8) return std::nullopt;
+  size_t length = (size_t{code_attribute[4]} << 24) | (size_t{code_attribute[5]} << 16) |
+                  (size_t{code_attribute[6]} << 8) | code_attribute[7];
+  if (length > code_attribute.size() - 8) return std::nullopt;
+  return code_attribute.subspan(8, length);
+}
+
+std::string_view package_of(std::string_view internal_name) {
+  size_t slash = internal_name.rfind('/');
+  return slash == std::string_view::npos ? std::string_view{} : internal_name.substr(0, slash);
+}
+
+// An instruction of a twin that only the host may run (a call bound to the host, or a member
+// that may be protected, reached as the host's subclass privilege): the twin class calls a
+// bridge in the host instead, a private static method that runs the instruction there.
+struct BridgeSite {
+  size_t pc = 0;  // in the twin's code array
+  uint8_t opcode = 0;
+  uint16_t ref = 0;  // the member reference, in the host's pool
+};
+
+// Reads what a twin's code names and says whether a nestmate could run it instead of the host,
+// and which of its instructions need a bridge.
+class TwinCheck {
+ public:
+  explicit TwinCheck(const ClassFile& host) : host_(host), name_(host.name()) {
+    if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
+    for (const Member& f : host.fields) declared_.insert(signature(f));
+    for (const Member& m : host.methods) declared_.insert(signature(m));
+    if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
+      if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
+    }
+  }
+
+  std::optional<std::string> why_stay(std::span<const uint8_t> code_attribute,
+                                      std::vector<BridgeSite>& bridges) {
+    auto code = code_array(code_attribute);
+    if (!code) return "its Code attribute is malformed";
+    std::optional<std::string> why;
+    size_t pc = 0;
+    bool well_formed = for_each_instruction(*code, [&](uint8_t opcode, auto insn) {
+      if (!why) why = instruction_stays(opcode, insn, pc, bridges);
+      pc += insn.size();
+    });
+    if (!well_formed) return "its code is malformed";
+    return why;
+  }
+
+ private:
+  std::string signature(const Member& m) const {
+    return std::string(host_.member_name(m)) + ':' + std::string(host_.member_descriptor(m));
+  }
+
+  bool declared(const MemberRef& ref) const {
+    return declared_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
+  }
+
+  std::optional<std::string> instruction_stays(uint8_t opcode, std::span<const uint8_t> insn,
+                                               size_t pc, std::vector<BridgeSite>& bridges) {
+    if (opcode == op::kLdc) return constant_stays(insn[1]);
+    if (opcode == op::kLdcW || opcode == op::kLdc2W) return constant_stays(be_u2(insn, 1));
+    if (opcode == op::kInvokedynamic) return constant_stays(be_u2(insn, 1));
+    if (opcode < op::kGetstatic || opcode > op::kInvokeinterface) return std::nullopt;
+    uint16_t index = static_cast<uint16_t>(be_u2(insn, 1));
+    auto ref = host_.pool.member_ref(index);
+    if (!ref) return "a member reference that does not resolve in the pool";
+    if (opcode == op::kInvokespecial && ref->name == "<init>") return member_stays(index);
+    if (needs_bridge(opcode, *ref)) {
+      bridges.push_back({pc, opcode, index});
+      return std::nullopt;
+    }
+    return member_stays(index);
+  }
+
+  // Instructions only the host may run, which a bridge in the host runs for the twin class:
+  // - invokespecial (a call without dispatch: the twin's re-call of its method, a private
+  //   method before Java 11, a super call), whose receiver the verifier has already required
+  //   to be the host's type;
+  // - a member the host inherits (named with the host as owner: it may be protected in a
+  //   superclass of another package), whose receiver, if any, is of the host's type too;
+  // - a static member of the superclass in another package (it may be protected).
+  // A bridge takes the receiver as the host's type; an instance member of the superclass
+  // (named with the superclass as owner) may have a receiver of the superclass's type, which
+  // such a bridge would not take: those twins stay.
+  bool needs_bridge(uint8_t opcode, const MemberRef& ref) const {
+    if (opcode == op::kInvokeinterface) return false;
+    if (opcode == op::kInvokespecial) return true;
+    if (ref.owner == name_) return !declared(ref);
+    bool is_static =
+        opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
+    return is_static && ref.owner == super_name_ && package_of(super_name_) != package_of(name_);
+  }
+
+  // A member the twin names, through an instruction or a method handle.
+  std::optional<std::string> member_stays(uint16_t index) {
+    auto ref = host_.pool.member_ref(index);
+    if (!ref) return "a member reference that does not resolve in the pool";
+    // Object's protected clone and finalize, unless the host (which declares them then: one it
+    // inherits goes through a bridge) or an array (whose clone is public) is the owner.
+    bool array_owner = !ref->owner.empty() && ref->owner[0] == '[';
+    if (!array_owner && ref->owner != name_ && (ref->name == "clone" || ref->name == "finalize"))
+      return "a call of clone or finalize (protected in java.lang.Object)";
+    if (ref->owner == "java/lang/invoke/MethodHandles" && ref->name == "lookup")
+      return "MethodHandles.lookup(), whose lookup class would be the twin class";
+    if (ref->name == "getCallerClass") return "a getCallerClass(), which would see the twin class";
+    if (ref->owner == super_name_ && package_of(super_name_) != package_of(name_))
+      return "a member of its superclass in another package (it may be protected)";
+    if (ref->owner == name_ && !declared(*ref))
+      return "a method handle of a member it inherits (it may be protected)";
+    return std::nullopt;
+  }
+
+  // ldc constants and invokedynamic call sites: method handles, here or as bootstrap arguments.
+  std::optional<std::string> constant_stays(uint32_t index, int depth = 0) {
+    const CpEntry* e = host_.pool.entry(index);
+    if (!e) return "a constant that does not resolve in the pool";
+    if (depth > 4) return "deeply nested dynamic constants";
+    if (e->tag == CpTag::kMethodHandle) {
+      if (e->a == kRefInvokeSpecial) return "a REF_invokeSpecial method handle";
+      return member_stays(e->b);
+    }
+    if (e->tag != CpTag::kDynamic && e->tag != CpTag::kInvokeDynamic) return std::nullopt;
+    if (e->a >= bootstraps_.size()) return "a bootstrap method index out of range";
+    const BootstrapMethod& bsm = bootstraps_[e->a];
+    if (auto why = constant_stays(bsm.method_handle, depth + 1)) return why;
+    for (uint16_t arg : bsm.arguments) {
+      if (auto why = constant_stays(arg, depth + 1)) return why;
+    }
+    return std::nullopt;
+  }
+
+  const ClassFile& host_;
+  std::string name_;
+  std::string super_name_;
+  std::set<std::string> declared_;  // "name:descriptor" of the host's fields and methods
+  std::vector<BootstrapMethod> bootstraps_;
+};
+
+// Code that version 50 accepts but 55 does not, in one method of a class raised to 55.
+std::optional<std::string> refused_at_nest_version(const ClassFile& cf, const Member& m) {
+  if (cf.member_name(m) == "<clinit>" && !(m.access_flags & access::kStatic))
+    return "a non-static <clinit>";
+  const Attribute* attr = cf.find_attribute(m.attributes, "Code");
+  if (!attr) return std::nullopt;
+  auto code = decode_code(*attr);
+  if (!code) return "a malformed Code attribute";
+  bool has_frames = cf.find_attribute(code->attributes, "StackMapTable") != nullptr;
+  bool jumps = !code->exception_table.empty();
+  bool subroutines = false;
+  bool ok = for_each_instruction(code->code, [&](uint8_t opcode, auto) {
+    subroutines = subroutines || opcode == op::kJsr || opcode == op::kJsrW || opcode == op::kRet;
+    jumps = jumps || is_conditional_branch(opcode) || is_unconditional_jump(opcode) ||
+            is_switch(opcode);
+  });
+  if (!ok) return "malformed code";
+  if (subroutines) return "jsr/ret, which version 51 and later forbid";
+  if (jumps && !has_frames) return "a method without the StackMapTable version 51 needs";
+  return std::nullopt;
+}
+
+// The bridge that runs `opcode` on the host's member `ref` takes the instruction's operands
+// as its parameters and returns its result: the same stack effect, as an invokestatic.
+std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_view host) {
+  std::string self = "L" + std::string(host) + ";";
+  std::string desc(ref.descriptor);
+  switch (opcode) {
+    case op::kGetfield:
+      return "(" + self + ")" + desc;
+    case op::kPutfield:
+      return "(" + self + desc + ")V";
+    case op::kGetstatic:
+      return "()" + desc;
+    case op::kPutstatic:
+      return "(" + desc + ")V";
+    case op::kInvokestatic:
+      return desc;
+    default:
+      return "(" + self + desc.substr(1);  // invokevirtual, invokespecial
+  }
+}
+
+// The first character of each parameter type of a method descriptor, and of the return type.
+std::pair<std::string, char> descriptor_kinds(std::string_view desc) {
+  std::string params;
+  size_t i = 1;
+  while (i < desc.size() && desc[i] != ')') {
+    size_t start = i;
+    while (i < desc.size() && desc[i] == '[') ++i;
+    if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
+    if (i == std::string_view::npos) break;
+    params += desc[start];
+    ++i;
+  }
+  return {params, i + 1 < desc.size() ? desc[i + 1] : 'V'};
+}
+
+uint32_t slots_of(char kind) {
+  return kind == 'J' || kind == 'D' ? 2 : kind == 'V' ? 0 : 1;
+}
+
+// The bridge's Code attribute body: load every parameter, the instruction, return.
+std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view descriptor) {
+  auto [params, ret] = descriptor_kinds(descriptor);
+  ByteWriter code;
+  uint32_t slot = 0;
+  for (char k : params) {
+    uint8_t load = k == 'J'               ? op::kLload
+                   : k == 'D'             ? op::kDload
+                   : k == 'F'             ? op::kFload
+                   : k == 'L' || k == '[' ? op::kAload
+                                          : op::kIload;
+    if (slot > 0xFF) {
+      code.u1(op::kWide), code.u1(load), code.u2(slot);
+    } else {
+      code.u1(load), code.u1(slot);
+    }
+    slot += slots_of(k);
+  }
+  code.u1(opcode), code.u2(ref);
+  code.u1(ret == 'V'                 ? op::kReturn
+          : ret == 'J'               ? 0xad
+          : ret == 'F'               ? 0xae
+          : ret == 'D'               ? 0xaf
+          : ret == 'L' || ret == '[' ? 0xb0
+                                     : op::kIreturn);
+  std::vector<uint8_t> bytes = code.take();
+  ByteWriter body;
+  body.u2(std::max(slot, slots_of(ret)));  // max_stack
+  body.u2(slot);                           // max_locals
+  body.u4(static_cast<uint32_t>(bytes.size()));
+  body.bytes(bytes);
+  body.u2(0);  // no exception table
+  body.u2(0);  // no attributes
+  return body.take();
+}
+
+// Adds the bridges the moving twins need to `host` and points their instructions at them.
+class Bridges {
+ public:
+  Bridges(ClassFile& host, std::string host_name) : host_(host), name_(std::move(host_name)) {
+    for (const Member& m : host.methods) taken_.insert(std::string(host.member_name(m)));
+  }
+
+  // `code_attribute` (a twin's) with each site's instruction replaced by a call of its bridge.
+  Result<std::vector<uint8_t>> patch(std::vector<uint8_t> code_attribute,
+                                     const std::vector<BridgeSite>& sites) {
+    for (const BridgeSite& site : sites) {
+      auto bridge = bridge_for(site.opcode, site.ref);
+      if (!bridge) return bridge.error();
+      size_t at = 8 + site.pc;  // both instructions are three bytes
+      code_attribute[at] = op::kInvokestatic;
+      code_attribute[at + 1] = static_cast<uint8_t>(*bridge >> 8);
+      code_attribute[at + 2] = static_cast<uint8_t>(*bridge);
+    }
+    return code_attribute;
+  }
+
+ private:
+  Result<uint16_t> bridge_for(uint8_t opcode, uint16_t ref) {
+    auto key = std::make_pair(opcode, ref);
+    if (auto hit = made_.find(key); hit != made_.end()) return hit->second;
+    auto member = host_.pool.member_ref(ref);
+    if (!member) return Error::plain("a bridge for a reference that does not resolve");
+    std::string name;
+    do {
+      name = "duplex$bridge$" + std::to_string(next_++);
+    } while (taken_.contains(name));
+    taken_.insert(name);
+    std::string descriptor = bridge_descriptor(opcode, *member, name_);
+    constexpr uint16_t kAccess = access::kPrivate | access::kStatic | access::kSynthetic;
+    if (auto s =
+            host_.append_method(kAccess, name, descriptor, bridge_code(opcode, ref, descriptor));
+        !s) {
+      return s.error();
+    }
+    auto bridge = host_.pool.add_methodref(name_, name, descriptor);
+    if (!bridge) return bridge.error();
+    made_.emplace(key, *bridge);
+    return *bridge;
+  }
+
+  ClassFile& host_;
+  std::string name_;
+  std::set<std::string> taken_;
+  std::map<std::pair<uint8_t, uint16_t>, uint16_t> made_;
+  uint32_t next_ = 0;
+};
+
+Status add_nest_member(ClassFile& host, uint16_t member_class) {
+  if (Attribute* members = host.find_attribute(host.attributes, "NestMembers")) {
+    std::vector<uint8_t> body(members->data.begin(), members->data.end());
+    if (body.size() < 2) return Error::plain("malformed NestMembers attribute");
+    uint32_t count = be_u2(body, 0) + 1;
+    if (count > 0xFFFF) return Error::plain("NestMembers is full");
+    body[0] = static_cast<uint8_t>(count >> 8);
+    body[1] = static_cast<uint8_t>(count);
+    body.push_back(static_cast<uint8_t>(member_class >> 8));
+    body.push_back(static_cast<uint8_t>(member_class));
+    members->set_data(std::move(body));
+    return Ok{};
+  }
+  auto name = host.pool.add_utf8("NestMembers");
+  if (!name) return name.error();
+  Attribute members;
+  members.name_index = *name;
+  members.set_data(
+      {0, 1, static_cast<uint8_t>(member_class >> 8), static_cast<uint8_t>(member_class)});
+  host.attributes.push_back(std::move(members));
+  return Ok{};
+}
+
+// The host's sample stubs call its twins through Methodrefs naming the host: they now name
+// the twin class. The indices are all found before any entry changes (a change drops the
+// pool's look-up tables).
+Status repoint_twin_references(ClassFile& host, const std::string& host_name,
+                               std::span<const AddedMethod> twins, uint16_t twin_class) {
+  std::vector<uint16_t> refs;
+  for (const AddedMethod& t : twins) {
+    auto ref = host.pool.add_methodref(host_name, t.name, t.descriptor);
+    if (!ref) return ref.error();
+    refs.push_back(*ref);
+  }
+  for (uint16_t ref : refs) {
+    if (auto s = host.pool.set_member_owner(ref, twin_class); !s) return s;
+  }
+  return Ok{};
+}
+
+Status copy_attribute(const ClassFile& from, ClassFile& to, std::string_view name) {
+  if (const Attribute* a = from.find_attribute(from.attributes, name)) {
+    Attribute copy;
+    copy.name_index = a->name_index;  // the pools agree up to the host's count
+    copy.set_data(std::vector<uint8_t>(a->data.begin(), a->data.end()));
+    to.attributes.push_back(std::move(copy));
+  }
+  return Ok{};
+}
+
+// The pool entries a twin class uses, found by reading everything in it that holds a pool
+// index; nullopt when it holds something this does not read (a type annotation in a twin's
+// code, say): the class then keeps the host's whole pool.
+class PoolUse {
+ public:
+  explicit PoolUse(const ClassFile& cf) : cf_(cf), used_(cf.pool.count(), false) {}
+
+  std::optional<std::vector<bool>> of_class() && {
+    mark(cf_.this_class);
+    mark(cf_.super_class);
+    for (const Member& m : cf_.methods) {
+      mark(m.name_index);
+      mark(m.descriptor_index);
+      for (const Attribute& a : m.attributes) {
+        mark(a.name_index);
+        if (cf_.attribute_name(a) != "Code" || !code(a)) return std::nullopt;
+      }
+    }
+    for (const Attribute& a : cf_.attributes) {
+      mark(a.name_index);
+      if (!class_attribute(a)) return std::nullopt;
+    }
+    cf_.pool.mark_references(used_);
+    return std::move(used_);
+  }
+
+ private:
+  void mark(uint32_t index) {
+    if (index < used_.size()) used_[index] = true;
+  }
+
+  bool code(const Attribute& attr) {
+    auto code = decode_code(attr);
+    if (!code) return false;
+    for (const ExceptionTableEntry& e : code->exception_table) mark(e.catch_type);
+    bool ok = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
+      switch (opcode_info(opcode).shape) {
+        case OperandShape::kCpByte:
+          mark(insn[1]);
+          break;
+        case OperandShape::kCp:
+        case OperandShape::kInvokeInterface:
+        case OperandShape::kInvokeDynamic:
+        case OperandShape::kMultiANewArray:
+          mark(be_u2(insn, 1));
+          break;
+        default:
+          break;
+      }
+    });
+    if (!ok) return false;
+    for (const Attribute& a : code->attributes) {
+      mark(a.name_index);
+      std::string_view name = cf_.attribute_name(a);
+      ByteReader in(a.data);
+      if (name == "StackMapTable") {
+        if (!stack_map_table(in)) return false;
+      } else if (name == "LocalVariableTable" || name == "LocalVariableTypeTable") {
+        for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
+          in.skip(4);  // start_pc, length
+          mark(in.u2());
+          mark(in.u2());
+          in.skip(2);  // index
+        }
+      } else if (name != "LineNumberTable") {
+        return false;
+      }
+      if (in.failed()) return false;
+    }
+    return true;
+  }
+
+  // Only ITEM_Object (tag 7) names a pool entry.
+  bool stack_map_table(ByteReader& in) {
+    auto types = [&](uint32_t n) {
+      for (; n > 0 && !in.failed(); --n) {
+        uint8_t tag = in.u1();
+        if (tag == 7) mark(in.u2());
+        if (tag == 8) in.skip(2);
+      }
+    };
+    for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
+      uint8_t type = in.u1();
+      if (type < 64) continue;
+      if (type < 128) {
+        types(1);
+      } else if (type < 247) {
+        return false;  // reserved
+      } else if (type == 247) {
+        in.skip(2);
+        types(1);
+      } else if (type < 252) {
+        in.skip(2);
+      } else if (type < 255) {
+        in.skip(2);
+        types(type - 251u);
+      } else {
+        in.skip(2);
+        types(in.u2());
+        types(in.u2());
+      }
+    }
+    return !in.failed();
+  }
+
+  bool class_attribute(const Attribute& a) {
+    std::string_view name = cf_.attribute_name(a);
+    ByteReader in(a.data);
+    if (name == "SourceFile" || name == "NestHost") {
+      mark(in.u2());
+    } else if (name == "BootstrapMethods") {
+      for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
+        mark(in.u2());
+        for (uint16_t args = in.u2(); args > 0 && !in.failed(); --args) mark(in.u2());
+      }
+    } else if (name != runtime_api::kMarkerAttribute) {
+      return false;
+    }
+    return !in.failed();
+  }
+
+  const ClassFile& cf_;
+  std::vector<bool> used_;
+};
+
+Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t twin_class,
+                                              std::span<const AddedMethod> twins) {
+  ClassFile twin;
+  twin.major_version = std::max(host.major_version, kNestVersion);
+  twin.pool = host.pool;
+  twin.access_flags = access::kFinal | access::kSynchronized /* ACC_SUPER */ | access::kSynthetic;
+  twin.this_class = twin_class;
+  auto object = twin.pool.add_class("java/lang/Object");
+  if (!object) return object.error();
+  twin.super_class = *object;
+  for (const AddedMethod& t : twins) {
+    if (auto s = twin.append_method(t.access_flags, t.name, t.descriptor, t.code_attribute); !s)
+      return s.error();
+  }
+  // The twins' invokedynamic sites index the host's bootstrap table; stack traces show the
+  // host's source file.
+  (void)copy_attribute(host, twin, "BootstrapMethods");
+  (void)copy_attribute(host, twin, "SourceFile");
+  for (const char* name : {"NestHost", runtime_api::kMarkerAttribute}) {
+    auto index = twin.pool.add_utf8(name);
+    if (!index) return index.error();
+    Attribute a;
+    a.name_index = *index;
+    if (std::string_view(name) == "NestHost") {
+      a.set_data(
+          {static_cast<uint8_t>(host.this_class >> 8), static_cast<uint8_t>(host.this_class)});
+    } else {
+      a.set_data({0, 1});  // the marker's format version, as add_marker writes it
+    }
+    twin.attributes.push_back(std::move(a));
+  }
+  // The copy of the host's pool keeps every index the twins use, and the entries they do not
+  // use become empty placeholders: most of the pool, which the JVM would parse for nothing.
+  if (auto used = PoolUse(twin).of_class()) twin.pool.keep_only(*used);
+  return twin.write();
+}
+
+}  // namespace
+
+std::optional<std::string> twin_nest_refused(const ClassFile& host) {
+  if (host.access_flags & (access::kInterface | access::kModule))
+    return "an interface keeps its twins";
+  if (host.major_version < 50) return "a class before version 50 (no frames) keeps its twins";
+  if (host.find_attribute(host.attributes, "NestHost"))
+    return "a member of another class's nest keeps its twins";
+  if (host.major_version >= kNestVersion) return std::nullopt;
+  for (const Member& m : host.methods) {
+    if (auto why = refused_at_nest_version(host, m)) {
+      return "version " + std::to_string(host.major_version) +
+             " cannot be raised to 55: " + std::string(host.member_name(m)) +
+             std::string(host.member_descriptor(m)) + " has " + *why;
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::optional<std::string>> why_twins_stay(const ClassFile& host,
+                                                       std::span<const AddedMethod> twins) {
+  TwinCheck check(host);
+  std::vector<std::optional<std::string>> why;
+  std::vector<BridgeSite> bridges;
+  for (const AddedMethod& t : twins) {
+    why.push_back(t.access_flags & access::kSynchronized
+                      ? std::optional<std::string>("it is synchronized (on its class)")
+                      : check.why_stay(t.code_attribute, bridges));
+  }
+  return why;
+}
+
+Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
+                                                    std::span<const AddedMethod> twins) {
+  std::string host_name = host.name();
+  // The instructions only the host may run go through bridges (found before any is added:
+  // a bridge is a member the host declares).
+  std::vector<std::vector<BridgeSite>> sites(twins.size());
+  TwinCheck check(host);
+  for (size_t i = 0; i < twins.size(); ++i) {
+    if (auto why = check.why_stay(twins[i].code_attribute, sites[i])) {
+      return Error::plain("twin " + twins[i].name + " cannot move: " + *why).in(host_name);
+    }
+  }
+  Bridges bridges(host, host_name);
+  std::vector<AddedMethod> moved(twins.begin(), twins.end());
+  for (size_t i = 0; i < moved.size(); ++i) {
+    auto patched = bridges.patch(std::move(moved[i].code_attribute), sites[i]);
+    if (!patched) return patched.error().in(host_name, moved[i].name + moved[i].descriptor);
+    moved[i].code_attribute = std::move(patched.value());
+  }
+  twins = moved;
+  auto twin_class = host.pool.add_class(host_name + kTwinClassSuffix);
+  if (!twin_class) return twin_class.error().in(host_name);
+  if (auto s = repoint_twin_references(host, host_name, twins, *twin_class); !s)
+    return s.error().in(host_name);
+  if (auto s = add_nest_member(host, *twin_class); !s) return s.error().in(host_name);
+  if (host.major_version < kNestVersion) {
+    host.major_version = kNestVersion;
+    host.minor_version = 0;
+  }
+  auto bytes = twin_class_bytes(host, *twin_class, twins);
+  if (!bytes) return bytes.error().in(host_name + kTwinClassSuffix);
+  return bytes;
+}
+
+}  // namespace duplex

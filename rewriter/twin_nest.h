@@ -1,0 +1,51 @@
+// Lazy twins (docs/design/lazy-twins.md): the outlined twins of a class move into a static
+// nestmate class of their own, HOST$DuplexTwins, which the JVM loads and verifies only when a
+// sample stub of the class first calls one of them. A run that samples few classes
+// (checks-only, a long interval) then no longer parses and verifies every class's duplicated
+// code when the class loads.
+//
+// The host's code stays byte for byte what the rewriter made: its method references to the
+// moved twins are re-pointed to the twin class in the pool, it lists the twin class in
+// NestMembers (so the twins may stay private), and a host of version 50 to 54 is raised to 55,
+// the first with nests (the output then needs Java 11 or later). A twin the JVM would not run
+// the same way from another class stays in its host (why_twins_stay), and so does every twin
+// of a class that cannot host a nest (twin_nest_refused).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "classfile/class_file.h"
+#include "classfile/error.h"
+#include "rewriter/method_rewriter.h"
+
+namespace duplex {
+
+// Why `host` keeps all its twins, or nullopt: an interface or module; a class before version
+// 50 (no frames) or already in another class's nest; or, from 50 to 54, code that version 55
+// would refuse (jsr/ret, branches without a StackMapTable, a non-static <clinit>).
+std::optional<std::string> twin_nest_refused(const ClassFile& host);
+
+// For each of `twins` (methods of `host`'s rewrite), why it must stay in `host`, or nullopt.
+// Call it once the host has all its other members (counter fields included). A twin stays
+// when another class of the nest could not run it the same way: an invokespecial other than a
+// constructor call (a super or private call is bound to the calling class); a member that may
+// be protected and reached through the host's privilege as a subclass (a member of a
+// superclass in another package, one the host inherits, clone or finalize); a method handle of
+// kind REF_invokeSpecial in a constant or a bootstrap argument; or a caller-sensitive look-up
+// (MethodHandles.lookup, getCallerClass) that would see the twin class.
+std::vector<std::optional<std::string>> why_twins_stay(const ClassFile& host,
+                                                       std::span<const AddedMethod> twins);
+
+// Builds the twin class holding `twins` (methods of `host`'s rewrite, not yet appended to it)
+// and edits `host` to call them there: re-pointed references, NestMembers, version. Call it
+// last, when the host's pool holds every entry the twins use: the twin class starts from a
+// copy of it, so that the twins' code and attributes keep their pool indices. Returns the twin
+// class's bytes; on failure `host` may be half edited and must be dropped.
+Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
+                                                    std::span<const AddedMethod> twins);
+
+}  // namespace duplex

@@ -1,0 +1,253 @@
+// Lazy twins (rewriter/twin_nest.h): which twins leave their class for the nestmate class
+// HOST$DuplexTwins, what the host and the twin class then hold, and which classes and twins
+// keep them. Classes compiled here with javac; HotSpot runs them in
+// tests/rewriter/rewrite_fixtures.sh (modes with --lazy-twins).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <set>
+#include <string>
+
+#include "classfile/class_file.h"
+#include "rewriter/rewriter.h"
+#include "test_support.h"
+
+using namespace duplex;
+namespace fs = std::filesystem;
+
+namespace {
+
+// Loops with field accesses and calls, so that every method below gets a twin. `Sub` calls its
+// superclass's method through `super` (a bridge runs the call) and reads its superclass's
+// protected field through `super` (the twin stays); `Iface` is an interface.
+// HotSpot verifies and runs bridges in tests/rewriter/rewrite_fixtures.sh and tests/cli.
+const char* kSources[][2] = {
+    {"p/Host.java",
+     "package p;\n"
+     "public class Host {\n"
+     "  int total;\n"
+     "  static int calls;\n"
+     "  private int twice(int v) { calls++; return 2 * v; }\n"
+     "  public int sum(int n) { for (int i = 0; i < n; i++) total += twice(i); return total; }\n"
+     "  public static int count(int[] a) { int c = 0; for (int x : a) c += x > 0 ? 1 : 0; "
+     "calls += c; return c; }\n"
+     "}\n"},
+    {"p/Sub.java",
+     "package p;\n"
+     "public class Sub extends java.util.ArrayList<String> {\n"
+     "  int seen;\n"
+     "  public int sizes(int n) { for (int i = 0; i < n; i++) seen += super.size(); return seen; "
+     "}\n"
+     "  public int mods(int n) { for (int i = 0; i < n; i++) seen += super.modCount; return seen; "
+     "}\n"
+     "}\n"},
+    {"p/Iface.java",
+     "package p;\n"
+     "public interface Iface {\n"
+     "  int get();\n"
+     "  default int many(int n) { int s = 0; for (int i = 0; i < n; i++) s += get(); return s; }\n"
+     "}\n"},
+};
+
+// The classes compiled with `javac --release release`, by internal name.
+std::map<std::string, std::vector<uint8_t>> compile(int release) {
+  test::TempDir dir;
+  std::string files;
+  for (const auto& [path, text] : kSources) {
+    fs::path src = dir.path() / "src" / path;
+    fs::create_directories(src.parent_path());
+    std::ofstream(src) << text;
+    files += " '" + src.string() + "'";
+  }
+  std::string out = (dir.path() / "classes").string();
+  std::string cmd =
+      "javac -g --release " + std::to_string(release) + " -d '" + out + "'" + files + " 2>&1";
+  std::map<std::string, std::vector<uint8_t>> classes;
+  if (std::system(cmd.c_str()) != 0) return classes;
+  for (const char* name : {"p/Host", "p/Sub", "p/Iface"})
+    classes[name] = test::read_file(fs::path(out) / (std::string(name) + ".class"));
+  return classes;
+}
+
+RewriteOptions options(bool lazy) {
+  RewriteOptions o;
+  o.mode = Mode::kFull;
+  o.lazy_twins = lazy;
+  o.flag_check_max_bytes = 0;  // every method counts, so every method with a loop has a twin
+  for (const char* p : {"call-edge", "field-access"})
+    o.instrumentations.push_back(make_builtin_instrumentation(p));
+  return o;
+}
+
+ClassFile parsed(const std::vector<uint8_t>& bytes) {
+  auto cf = ClassFile::parse(bytes);
+  REQUIRE(cf.ok());
+  return std::move(cf.value());
+}
+
+// name+descriptor -> the Code attribute's bytes, for every method with code.
+std::map<std::string, std::vector<uint8_t>> codes(const ClassFile& cf) {
+  std::map<std::string, std::vector<uint8_t>> out;
+  for (const Member& m : cf.methods) {
+    if (const Attribute* code = cf.find_attribute(m.attributes, "Code")) {
+      out[std::string(cf.member_name(m)) + std::string(cf.member_descriptor(m))] =
+          std::vector<uint8_t>(code->data.begin(), code->data.end());
+    }
+  }
+  return out;
+}
+
+bool is_twin(const std::string& method) {
+  return method.find("$duplex(") != std::string::npos;
+}
+
+bool has_note(const ClassRewrite& r, std::string_view text) {
+  for (const std::string& n : r.notes)
+    if (n.find(text) != std::string::npos) return true;
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("lazy twins: the twins move to a nestmate class; the host's code stays the same",
+          "[rewriter][lazy-twins]") {
+  for (int release : {8, 17}) {
+    auto classes = compile(release);
+    REQUIRE(classes.count("p/Host"));
+    INFO("--release " << release);
+    auto eager = rewrite_class(classes["p/Host"], options(false));
+    auto lazy = rewrite_class(classes["p/Host"], options(true));
+    REQUIRE(eager.ok());
+    REQUIRE(lazy.ok());
+    CHECK(eager->twin_class.empty());
+    REQUIRE_FALSE(lazy->twin_class.empty());
+    CHECK(lazy->twin_class_name == "p/Host$DuplexTwins");
+
+    ClassFile eager_host = parsed(eager->bytes);
+    ClassFile host = parsed(lazy->bytes);
+    ClassFile twins = parsed(lazy->twin_class);
+    CHECK(host.major_version == (release == 8 ? 55 : eager_host.major_version));
+    CHECK(twins.major_version == host.major_version);
+    CHECK(twins.name() == "p/Host$DuplexTwins");
+    CHECK(twins.pool.class_name(twins.super_class) == "java/lang/Object");
+    CHECK(is_rewritten(twins));  // never rewritten again
+    // The twin class's pool is the host's, indices and all, with what the twins do not use
+    // (the host's own methods' names, say) emptied.
+    CHECK(twins.pool.count() >= eager_host.pool.count());
+    size_t emptied = 0;
+    for (uint32_t i = 1; i < twins.pool.count(); ++i) emptied += twins.pool.utf8(i) == "";
+    CHECK(emptied > 0);
+    CHECK(twins.pool.utf8(host.methods[0].name_index) == "");  // <init>
+
+    // Every twin left. Every method of the host kept its code byte for byte (the references
+    // to the twins are re-pointed in the pool, not in the code), and the twins kept theirs but
+    // for the calls only the host may make, which call a bridge in the host instead: twice's
+    // twin re-calls twice (the method itself, not an override: invokespecial), and before
+    // nestmates (Java 11) javac calls a private method with invokespecial too (sum's call of
+    // twice). A bridge is `invokestatic` in place of the three-byte instruction.
+    auto before = codes(eager_host);
+    auto host_codes = codes(host);
+    auto twin_codes = codes(twins);
+    size_t moved = 0;
+    size_t bridged = 0;
+    for (const auto& [method, code] : before) {
+      INFO(method);
+      if (!is_twin(method)) {
+        REQUIRE(host_codes.count(method) == 1);
+        CHECK(host_codes[method] == code);
+        continue;
+      }
+      CHECK(host_codes.count(method) == 0);
+      REQUIRE(twin_codes.count(method) == 1);
+      const std::vector<uint8_t>& now = twin_codes[method];
+      REQUIRE(now.size() == code.size());
+      for (size_t i = 0; i < code.size(); ++i) {
+        if (now[i] == code[i]) continue;
+        // A bridged instruction: invokespecial (or another member instruction) became
+        // invokestatic of a duplex$bridge$ method of the host.
+        REQUIRE(i + 2 < code.size());
+        CHECK(now[i] == 0xb8);
+        auto ref = twins.pool.member_ref((now[i + 1] << 8) | now[i + 2]);
+        REQUIRE(ref.has_value());
+        CHECK(ref->owner == "p/Host");
+        CHECK(ref->name.starts_with("duplex$bridge$"));
+        ++bridged;
+        i += 2;
+      }
+      ++moved;
+    }
+    CHECK(moved == 3);
+    CHECK(twin_codes.size() == moved);
+    CHECK(bridged == (release == 8 ? 3 : 1));  // sum's twin calls twice twice (two copies)
+    size_t bridges = 0;
+    for (const auto& [method, code] : host_codes) bridges += method.starts_with("duplex$bridge$");
+    CHECK(bridges == 1);  // one per instruction and member: `invokespecial Host.twice(I)I`
+    CHECK(lazy->twins_moved == 3);
+    CHECK(lazy->twins_kept.empty());
+
+    // The nest: NestMembers in the host names the twin class, NestHost in it names the host.
+    const Attribute* members = host.find_attribute(host.attributes, "NestMembers");
+    REQUIRE(members != nullptr);
+    REQUIRE(members->data.size() == 4);
+    CHECK(host.pool.class_name((members->data[2] << 8) | members->data[3]) == "p/Host$DuplexTwins");
+    const Attribute* nest_host = twins.find_attribute(twins.attributes, "NestHost");
+    REQUIRE(nest_host != nullptr);
+    REQUIRE(nest_host->data.size() == 2);
+    CHECK(twins.pool.class_name((nest_host->data[0] << 8) | nest_host->data[1]) == "p/Host");
+
+    // The host calls its twins in the twin class, and names no twin of its own any more.
+    size_t to_twin_class = 0;
+    for (uint32_t i = 1; i < host.pool.count(); ++i) {
+      if (host.pool.tag(i) != CpTag::kMethodref) continue;
+      auto ref = host.pool.member_ref(i);
+      REQUIRE(ref.has_value());
+      if (!ref->name.ends_with("$duplex")) continue;
+      CHECK(ref->owner == "p/Host$DuplexTwins");
+      ++to_twin_class;
+    }
+    CHECK(to_twin_class == moved);
+  }
+}
+
+TEST_CASE("lazy twins: a super call goes through a bridge; a protected field stays",
+          "[rewriter][lazy-twins]") {
+  auto classes = compile(17);
+  REQUIRE(classes.count("p/Sub"));
+  auto sub = rewrite_class(classes["p/Sub"], options(true));
+  REQUIRE(sub.ok());
+  INFO(sub->notes.size());
+  // sizes: `invokespecial java/util/ArrayList.size` runs in a bridge of Sub (taking a Sub: the
+  // verifier requires the receiver of a super call to be the class's type). mods: `getfield
+  // java/util/ArrayList.modCount` (protected, another package) may take a receiver of type
+  // ArrayList, which no bridge of Sub could take: its twin stays.
+  CHECK(sub->twins_moved == 1);
+  CHECK(has_note(sub.value(), "mods$duplex"));
+  CHECK(has_note(sub.value(), "a member of its superclass in another package"));
+  ClassFile host = parsed(sub->bytes);
+  ClassFile twins = parsed(sub->twin_class);
+  auto host_codes = codes(host);
+  auto twin_codes = codes(twins);
+  CHECK(twin_codes.count("sizes$duplex(Lp/Sub;III)I") == 1);
+  CHECK(host_codes.count("mods$duplex(Lp/Sub;III)I") == 1);
+  CHECK(host_codes.count("duplex$bridge$0(Lp/Sub;)I") == 1);
+
+  auto iface = rewrite_class(classes["p/Iface"], options(true));
+  REQUIRE(iface.ok());
+  CHECK(iface->twin_class.empty());
+  // Interfaces are not outlined at all today; if they ever are, they keep their twins.
+  for (const std::string& n : iface->notes) CHECK(n.find("lazy twins:") == std::string::npos);
+}
+
+TEST_CASE("lazy twins: off, and in the inline layout, nothing moves", "[rewriter][lazy-twins]") {
+  auto classes = compile(17);
+  REQUIRE(classes.count("p/Host"));
+  RewriteOptions inline_layout = options(true);
+  inline_layout.outline = false;
+  auto r = rewrite_class(classes["p/Host"], inline_layout);
+  REQUIRE(r.ok());
+  CHECK(r->changed);
+  CHECK(r->twin_class.empty());
+  CHECK(r->twin_class_name.empty());
+}
