@@ -271,11 +271,15 @@ class PathInstrumenter {
     return out;
   }
 
-  // The class, and its twin class beside it when its twins left (lazy twins).
+  // The class, and its twin class beside it when its twins left (lazy twins), named after the
+  // twin class (a single class may be written under another name than its own).
   Status write_class_files(const std::string& to, const ClassOutcome& out) {
     if (auto s = write_file_atomic(to, out.bytes); !s) return s;
-    if (out.twin_class.empty()) return Ok{};
-    return write_file_atomic(twin_entry_of(to), out.twin_class);
+    if (out.twin_class.empty() || !out.rewrite) return Ok{};
+    const std::string& name = out.rewrite->twin_class_name;
+    std::string simple = name.substr(name.rfind('/') + 1);  // npos + 1 == 0
+    return write_file_atomic((fs::path(to).parent_path() / (simple + ".class")).string(),
+                             out.twin_class);
   }
 
   // Counts one class into the summary and runs the callbacks; fails on a fatal outcome.

@@ -124,5 +124,8 @@ inline constexpr const char* kResumed = "resumed";
 
 // The class attribute that marks a class as rewritten by duplex (the JVM ignores it).
 inline constexpr const char* kMarkerAttribute = "duplex.Rewritten";
+// Lazy twins: the name prefix of a bridge, a method of the host that runs one instruction for
+// its twin class; never a caller (CallerFinder.BRIDGE_PREFIX, runtime-contract.md).
+inline constexpr const char* kBridgePrefix = "duplex$bridge$";
 
 }  // namespace duplex::runtime_api

@@ -323,7 +323,7 @@ class Bridges {
     if (!member) return Error::plain("a bridge for a reference that does not resolve");
     std::string name;
     do {
-      name = "duplex$bridge$" + std::to_string(next_++);
+      name = runtime_api::kBridgePrefix + std::to_string(next_++);
     } while (taken_.contains(name));
     taken_.insert(name);
     std::string descriptor = bridge_descriptor(opcode, *member, name_);

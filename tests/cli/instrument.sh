@@ -158,6 +158,14 @@ echo "ok --deflate-level 0, 1, 6, 9: the same entries"
 cmp -s "$tmp/classes/app/data.txt" "$tmp/dir-out/app/data.txt" || fail "directory resource changed"
 "$duplex" instrument "$tmp/classes/app/Main.class" -o "$tmp/Main.class" --quiet
 "$duplex" disasm "$tmp/Main.class" | grep -q 'duplex/runtime/Duplex\.' || fail "class not rewritten"
+# Lazy twins: the twin class beside the class, named after it (not after the output file).
+"$duplex" instrument "$tmp/lib" -o "$tmp/lib-lazy" --quiet --lazy-twins
+[ -f "$tmp/lib-lazy/lib/Counter\$DuplexTwins.class" ] || fail "no twin class in the directory output"
+mkdir -p "$tmp/single"
+"$duplex" instrument "$tmp/lib/lib/Counter.class" -o "$tmp/single/Renamed.class" --quiet --lazy-twins
+[ -f "$tmp/single/Counter\$DuplexTwins.class" ] || fail "single class: twin class misnamed: $(ls "$tmp/single")"
+cmp -s "$tmp/single/Counter\$DuplexTwins.class" "$tmp/lib-lazy/lib/Counter\$DuplexTwins.class" ||
+  fail "single class: another twin class than the directory's"
 echo "ok directory and single class"
 
 # --- refusing a rewritten input ---
