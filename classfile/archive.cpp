@@ -558,14 +558,26 @@ Status JarWriter::put(std::string_view name, std::span<const uint8_t> data,
   DosTime when = mtime.value_or(dos_time_from(std::time(nullptr)));
   auto index = add_source(name, src, kZipDeflated, when, true);
   if (!index) return index.error();
-  // Unix permissions as `jar` tools write them: rw-r--r-- files, rwxr-xr-x directories.
+  return drop_on_failure(*index, set_file_attributes(*index, name));
+}
+
+Status JarWriter::put_deflated(std::string_view name, DeflatedData data, DosTime mtime) {
+  if (za_ == nullptr) return file_error(dest_, "jar writer is already committed or aborted");
+  zip_source_t* src = deflated_source(za_, std::move(data));
+  if (src == nullptr) return fail(name, archive_error_text(za_));
+  auto index = add_source(name, src, kZipDeflated, mtime, true);
+  if (!index) return index.error();
+  return drop_on_failure(*index, set_file_attributes(*index, name));
+}
+
+// Unix permissions as `jar` tools write them: rw-r--r-- files, rwxr-xr-x directories.
+Status JarWriter::set_file_attributes(uint64_t index, std::string_view name) {
   bool dir = name.ends_with('/');
   zip_uint32_t attr = dir ? (040755u << 16 | 0x10) : (0100644u << 16);
-  Status st = Ok{};
-  if (zip_file_set_external_attributes(za_, *index, 0, ZIP_OPSYS_UNIX, attr) != 0) {
-    st = fail(name, archive_error_text(za_));
+  if (zip_file_set_external_attributes(za_, index, 0, ZIP_OPSYS_UNIX, attr) != 0) {
+    return fail(name, archive_error_text(za_));
   }
-  return drop_on_failure(*index, st);
+  return Ok{};
 }
 
 Status JarWriter::set_archive_comment(std::string_view comment) {

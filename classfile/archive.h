@@ -116,6 +116,9 @@ class JarWriter {
   // mtime (unless `mtime` is given).
   Status put(std::string_view name, std::span<const uint8_t> data,
              std::optional<DosTime> mtime = std::nullopt);
+  // Adds a new entry `name` with data already deflated (deflate_data), stored as given, with
+  // `mtime` and put's file attributes. Fails on a name the writer already holds.
+  Status put_deflated(std::string_view name, DeflatedData data, DosTime mtime);
 
   // Writes the jar and renames it onto the destination. The writer is finished afterwards.
   Status commit();
@@ -140,6 +143,7 @@ class JarWriter {
   Result<uint64_t> add_source(std::string_view name, zip_source* data, uint16_t method,
                               DosTime mtime, bool set_method);
   Status set_method(uint64_t index, uint16_t method);
+  Status set_file_attributes(uint64_t index, std::string_view name);
   Status copy_metadata(uint64_t index, const JarReader& from, const JarEntry& entry);
   Status drop_on_failure(uint64_t index, Status status);
   Status close_archive();

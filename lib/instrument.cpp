@@ -84,8 +84,9 @@ struct ClassOutcome {
   bool changed = false;
   uint64_t bytes_before = 0;
   std::vector<uint8_t> bytes;  // the class to write: rewritten, or the input when unchanged
-  std::optional<DeflatedData> deflated;  // the rewritten class, deflated ahead of time
-  std::vector<uint8_t> twin_class;       // RewriteOptions::lazy_twins: written beside it
+  std::optional<DeflatedData> deflated;       // the rewritten class, deflated ahead of time
+  std::vector<uint8_t> twin_class;            // RewriteOptions::lazy_twins: written beside it
+  std::optional<DeflatedData> twin_deflated;  // the twin class, deflated ahead of time
 };
 
 // Where the twin class of the class at `entry` goes: beside it ("a/B.class" ->
@@ -124,6 +125,10 @@ ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
     if (deflate) {
       out.deflated = deflate_data(out.bytes, options.deflate_level);
       out.bytes = {};
+      if (!out.twin_class.empty()) {
+        out.twin_deflated = deflate_data(out.twin_class, options.deflate_level);
+        out.twin_class = {};
+      }
     }
   } else {
     out.bytes = std::move(bytes);
@@ -309,8 +314,9 @@ class PathInstrumenter {
     summary_.class_bytes_before += out.bytes_before;
     summary_.class_bytes_after +=
         out.deflated ? out.deflated->size : static_cast<uint64_t>(out.bytes.size());
-    summary_.class_bytes_after += out.twin_class.size();
-    summary_.twin_classes += !out.twin_class.empty();
+    summary_.class_bytes_after +=
+        out.twin_deflated ? out.twin_deflated->size : out.twin_class.size();
+    summary_.twin_classes += out.twin_deflated || !out.twin_class.empty();
     return Ok{};
   }
 
@@ -448,7 +454,11 @@ class PathInstrumenter {
       Status s = outcome->deflated
                      ? writer.replace_deflated(reader, e, std::move(*outcome->deflated))
                      : writer.replace(reader, e, outcome->bytes);
-      if (!s || outcome->twin_class.empty()) return s;
+      if (!s) return s;
+      if (outcome->twin_deflated)
+        return writer.put_deflated(twin_entry_of(e.name), std::move(*outcome->twin_deflated),
+                                   e.mtime);
+      if (outcome->twin_class.empty()) return Ok{};
       return writer.put(twin_entry_of(e.name), outcome->twin_class, e.mtime);
     }
     if (is_jar_name(e.name)) return rewrite_nested_jar(reader, writer, e);

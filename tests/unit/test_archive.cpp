@@ -395,6 +395,30 @@ TEST_CASE("put adds deflated entries and replaces an earlier one in place", "[ar
   CHECK(out.read_raw(out.entries()[1]).value() == in.read_raw(*in.find("a/Hello.class")).value());
 }
 
+TEST_CASE("put_deflated adds a new entry stored as deflated ahead of time", "[archive]") {
+  TempDir tmp;
+  auto w = JarWriter::create(tmp / "out.jar");
+  REQUIRE(w.ok());
+  auto data = to_bytes(text_content(7, 200));
+  DosTime when{12 << 11 | 30 << 5 | 10, (2024 - 1980) << 9 | 6 << 5 | 15};
+  auto deflated = duplex::deflate_data(data, 1);
+  auto raw = deflated.compressed;
+  REQUIRE(w->put_deflated("a/B$DuplexTwins.class", std::move(deflated), when).ok());
+  auto dup = w->put_deflated("a/B$DuplexTwins.class", duplex::deflate_data(data, 1), when);
+  REQUIRE_FALSE(dup.ok());
+  CHECK_THAT(dup.error().message(), Catch::Contains("duplicate entry name"));
+  REQUIRE(w->commit().ok());
+
+  JarReader out = open_jar(tmp / "out.jar");
+  REQUIRE(out.entries().size() == 1);
+  const JarEntry& e = out.entries()[0];
+  CHECK(e.name == "a/B$DuplexTwins.class");
+  CHECK(e.method == duplex::kZipDeflated);
+  CHECK(e.mtime == when);
+  CHECK(out.read(e).value() == data);     // CRC-checked
+  CHECK(out.read_raw(e).value() == raw);  // stored as given, not compressed again
+}
+
 TEST_CASE("commit is atomic and abort leaves nothing behind", "[archive]") {
   TempDir tmp;
   JarReader in = open_jar(build_test_jar(tmp));
