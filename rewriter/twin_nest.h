@@ -30,18 +30,22 @@ namespace duplex {
 std::optional<std::string> twin_nest_refused(const ClassFile& host);
 
 // For each of `twins` (methods of `host`'s rewrite), why it must stay in `host`, or nullopt.
-// Call it once the host has all its other members (counter fields included). A twin stays
-// when another class of the nest could not run it the same way: an invokespecial other than a
-// constructor call (a super or private call is bound to the calling class); a member that may
-// be protected and reached through the host's privilege as a subclass (a member of a
-// superclass in another package, one the host inherits, clone or finalize); a method handle of
-// kind REF_invokeSpecial in a constant or a bootstrap argument; or a caller-sensitive look-up
-// (MethodHandles.lookup, getCallerClass) that would see the twin class.
+// Call it once the host has all its other members (counter fields included). What only the
+// host may run goes through bridges (move_twins_to_nestmate): an invokespecial, a member the
+// host inherits, a static member of its superclass in another package. A twin stays when even
+// a bridge could not run it the same way: an instance member of its superclass in another
+// package (maybe protected, and the receiver may be of the superclass's type, which a bridge
+// taking the host's type would refuse); clone or finalize of another class; a method handle of
+// kind REF_invokeSpecial, or of a member the host inherits, in a constant or a bootstrap
+// argument; or a caller-sensitive look-up (MethodHandles.lookup, getCallerClass) that would
+// see the twin class.
 std::vector<std::optional<std::string>> why_twins_stay(const ClassFile& host,
                                                        std::span<const AddedMethod> twins);
 
 // Builds the twin class holding `twins` (methods of `host`'s rewrite, not yet appended to it)
-// and edits `host` to call them there: re-pointed references, NestMembers, version. Call it
+// and edits `host` to call them there: re-pointed references, NestMembers, version, and a
+// bridge (`private static synthetic duplex$bridge$<n>`, taking the instruction's operands) for
+// each instruction only the host may run, which the twin then calls instead. Call it
 // last, when the host's pool holds every entry the twins use: the twin class starts from a
 // copy of it, so that the twins' code and attributes keep their pool indices. Returns the twin
 // class's bytes; on failure `host` may be half edited and must be dropped.
