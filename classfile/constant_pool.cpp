@@ -646,7 +646,12 @@ void ConstantPool::keep_only(const std::vector<bool>& used) {
     entries_[i] = placeholder;
     if (wide && i + 1 < entries_.size()) entries_[++i] = placeholder;
   }
-  // Contents changed: as set_member_owner.
+  contents_changed();
+}
+
+// An entry changed in place: the look-up tables forget every entry, and the pool no longer is
+// the one parsed (a writer must not copy the parsed bytes) nor the state its id named.
+void ConstantPool::contents_changed() {
   slots_.clear();
   indexed_ = false;
   indexed_count_ = 0;
@@ -666,14 +671,7 @@ Status ConstantPool::set_member_owner(uint16_t index, uint16_t class_index) {
     return Error::plain("pool entry #" + std::to_string(class_index) + " is not a Class");
   }
   entries_[index].a = class_index;
-  // The entry's contents changed: the look-up tables forget it, and the pool no longer is
-  // the one parsed (a writer must not copy the parsed bytes) nor the state its id named.
-  slots_.clear();
-  indexed_ = false;
-  indexed_count_ = 0;
-  member_memo_.fill(0);
-  origin_ = 0;
-  id_ = Id{};
+  contents_changed();
   return Ok{};
 }
 

@@ -173,6 +173,7 @@ class ConstantPool {
   std::optional<uint16_t> find_utf8(std::string_view text) const;
   Result<uint16_t> add_referring(const CpEntry& entry, size_t pool_size);
   void build_index() const;
+  void contents_changed();
   bool scan_instead() const;
   void index_insert(uint16_t index) const;
   std::optional<uint16_t> find_class(std::string_view name) const;

@@ -65,27 +65,29 @@ Status append_twins(ClassFile& cf, std::vector<AddedMethod>& twins) {
 // RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
 // stay (with a note saying why).
 Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassRewrite& result) {
-  std::vector<AddedMethod> moving;
+  std::vector<MovingTwin> moving;
   std::vector<AddedMethod> staying;
   if (auto refused = twin_nest_refused(cf)) {
     result.notes.push_back("lazy twins: " + *refused);
     result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
     staying = std::move(twins);
   } else {
-    auto why = why_twins_stay(cf, twins);
+    std::vector<TwinVerdict> verdicts = judge_twins(cf, twins);
     for (size_t i = 0; i < twins.size(); ++i) {
-      if (why[i]) {
+      if (const auto& why = verdicts[i].stays) {
         result.notes.push_back("lazy twins: " + twins[i].name + twins[i].descriptor +
-                               " stays in the class: " + *why[i]);
-        ++result.twins_kept[*why[i]];
+                               " stays in the class: " + *why);
+        ++result.twins_kept[*why];
+        staying.push_back(std::move(twins[i]));
+      } else {
+        moving.push_back({std::move(twins[i]), std::move(verdicts[i].bridges)});
       }
-      (why[i] ? staying : moving).push_back(std::move(twins[i]));
     }
   }
   result.twins_moved = static_cast<uint32_t>(moving.size());
   if (auto s = append_twins(cf, staying); !s) return s;
   if (moving.empty()) return Ok{};
-  auto twin_class = move_twins_to_nestmate(cf, moving);
+  auto twin_class = move_twins_to_nestmate(cf, std::move(moving));
   if (!twin_class) return twin_class.error();
   result.twin_class_name = result.class_name + kTwinClassSuffix;
   result.twin_class = std::move(twin_class.value());

@@ -7,7 +7,9 @@
 
 #include "classfile/attributes.h"
 #include "classfile/bytes.h"
+#include "classfile/code_walk.h"
 #include "classfile/opcodes.h"
+#include "classfile/pool_use.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -19,65 +21,10 @@ constexpr uint8_t kRefInvokeSpecial = 7;
 uint32_t be_u2(std::span<const uint8_t> b, size_t at) {
   return (b[at] << 8) | b[at + 1];
 }
-int32_t be_s4(std::span<const uint8_t> b, size_t at) {
-  return static_cast<int32_t>((uint32_t{b[at]} << 24) | (uint32_t{b[at + 1]} << 16) |
-                              (uint32_t{b[at + 2]} << 8) | b[at + 3]);
-}
-
-// The length of the instruction at `pc`, or 0 when it is undefined or runs past the code.
-size_t instruction_length(std::span<const uint8_t> code, size_t pc) {
-  uint8_t opcode = code[pc];
-  size_t length = opcode_info(opcode).length;
-  if (opcode == op::kWide) {
-    length = pc + 1 < code.size() && code[pc + 1] == op::kIinc ? 6 : 4;
-  } else if (opcode == op::kTableswitch || opcode == op::kLookupswitch) {
-    size_t table = (pc + 4) & ~size_t{3};  // after the padding
-    if (table + 12 > code.size()) return 0;
-    int64_t entries = opcode == op::kTableswitch
-                          ? int64_t{be_s4(code, table + 8)} - be_s4(code, table + 4) + 1
-                          : int64_t{be_s4(code, table + 4)} * 2;
-    if (entries < 0) return 0;
-    length = table + (opcode == op::kTableswitch ? 12 : 8) + 4 * static_cast<size_t>(entries) - pc;
-  } else if (opcode_info(opcode).shape == OperandShape::kInvalid) {
-    return 0;
-  }
-  return pc + length <= code.size() ? length : 0;
-}
-
-// Calls f(opcode, instruction bytes) for each instruction; false when the code is malformed.
-template <class F>
-bool for_each_instruction(std::span<const uint8_t> code, F&& f) {
-  for (size_t pc = 0; pc < code.size();) {
-    size_t length = instruction_length(code, pc);
-    if (length == 0) return false;
-    f(code[pc], code.subspan(pc, length));
-    pc += length;
-  }
-  return true;
-}
-
-// The code array of a Code attribute body (u2 max_stack, u2 max_locals, u4 length, code).
-std::optional<std::span<const uint8_t>> code_array(std::span<const uint8_t> code_attribute) {
-  if (code_attribute.size() < 8) return std::nullopt;
-  size_t length = (size_t{code_attribute[4]} << 24) | (size_t{code_attribute[5]} << 16) |
-                  (size_t{code_attribute[6]} << 8) | code_attribute[7];
-  if (length > code_attribute.size() - 8) return std::nullopt;
-  return code_attribute.subspan(8, length);
-}
-
 std::string_view package_of(std::string_view internal_name) {
   size_t slash = internal_name.rfind('/');
   return slash == std::string_view::npos ? std::string_view{} : internal_name.substr(0, slash);
 }
-
-// An instruction of a twin that only the host may run (a call bound to the host, or a member
-// that may be protected, reached as the host's subclass privilege): the twin class calls a
-// bridge in the host instead, a private static method that runs the instruction there.
-struct BridgeSite {
-  size_t pc = 0;  // in the twin's code array
-  uint8_t opcode = 0;
-  uint16_t ref = 0;  // the member reference, in the host's pool
-};
 
 // Reads what a twin's code names and says whether a nestmate could run it instead of the host,
 // and which of its instructions need a bridge.
@@ -92,18 +39,27 @@ class TwinCheck {
     }
   }
 
-  std::optional<std::string> why_stay(std::span<const uint8_t> code_attribute,
-                                      std::vector<BridgeSite>& bridges) {
-    auto code = code_array(code_attribute);
-    if (!code) return "its Code attribute is malformed";
-    std::optional<std::string> why;
+  TwinVerdict judge(const AddedMethod& twin) {
+    TwinVerdict verdict;
+    if (twin.access_flags & access::kSynchronized) {
+      verdict.stays = "it is synchronized (on its class)";
+      return verdict;
+    }
+    Attribute view;
+    view.data = twin.code_attribute;
+    auto code = decode_code(view);
+    if (!code) {
+      verdict.stays = "its Code attribute is malformed";
+      return verdict;
+    }
     size_t pc = 0;
-    bool well_formed = for_each_instruction(*code, [&](uint8_t opcode, auto insn) {
-      if (!why) why = instruction_stays(opcode, insn, pc, bridges);
+    bool well_formed = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
+      if (!verdict.stays) verdict.stays = instruction_stays(opcode, insn, pc, verdict.bridges);
       pc += insn.size();
     });
-    if (!well_formed) return "its code is malformed";
-    return why;
+    if (!well_formed) verdict.stays = "its code is malformed";
+    if (verdict.stays) verdict.bridges.clear();
+    return verdict;
   }
 
  private:
@@ -117,11 +73,12 @@ class TwinCheck {
 
   std::optional<std::string> instruction_stays(uint8_t opcode, std::span<const uint8_t> insn,
                                                size_t pc, std::vector<BridgeSite>& bridges) {
-    if (opcode == op::kLdc) return constant_stays(insn[1]);
-    if (opcode == op::kLdcW || opcode == op::kLdc2W) return constant_stays(be_u2(insn, 1));
-    if (opcode == op::kInvokedynamic) return constant_stays(be_u2(insn, 1));
+    uint16_t index = instruction_pool_index(insn);
+    if (opcode == op::kLdc || opcode == op::kLdcW || opcode == op::kLdc2W ||
+        opcode == op::kInvokedynamic) {
+      return constant_stays(index);
+    }
     if (opcode < op::kGetstatic || opcode > op::kInvokeinterface) return std::nullopt;
-    uint16_t index = static_cast<uint16_t>(be_u2(insn, 1));
     auto ref = host_.pool.member_ref(index);
     if (!ref) return "a member reference that does not resolve in the pool";
     if (opcode == op::kInvokespecial && ref->name == "<init>") return member_stays(index);
@@ -373,10 +330,10 @@ Status add_nest_member(ClassFile& host, uint16_t member_class) {
 // the twin class. The indices are all found before any entry changes (a change drops the
 // pool's look-up tables).
 Status repoint_twin_references(ClassFile& host, const std::string& host_name,
-                               std::span<const AddedMethod> twins, uint16_t twin_class) {
+                               const std::vector<MovingTwin>& twins, uint16_t twin_class) {
   std::vector<uint16_t> refs;
-  for (const AddedMethod& t : twins) {
-    auto ref = host.pool.add_methodref(host_name, t.name, t.descriptor);
+  for (const MovingTwin& t : twins) {
+    auto ref = host.pool.add_methodref(host_name, t.method.name, t.method.descriptor);
     if (!ref) return ref.error();
     refs.push_back(*ref);
   }
@@ -396,133 +353,8 @@ Status copy_attribute(const ClassFile& from, ClassFile& to, std::string_view nam
   return Ok{};
 }
 
-// The pool entries a twin class uses, found by reading everything in it that holds a pool
-// index; nullopt when it holds something this does not read (a type annotation in a twin's
-// code, say): the class then keeps the host's whole pool.
-class PoolUse {
- public:
-  explicit PoolUse(const ClassFile& cf) : cf_(cf), used_(cf.pool.count(), false) {}
-
-  std::optional<std::vector<bool>> of_class() && {
-    mark(cf_.this_class);
-    mark(cf_.super_class);
-    for (const Member& m : cf_.methods) {
-      mark(m.name_index);
-      mark(m.descriptor_index);
-      for (const Attribute& a : m.attributes) {
-        mark(a.name_index);
-        if (cf_.attribute_name(a) != "Code" || !code(a)) return std::nullopt;
-      }
-    }
-    for (const Attribute& a : cf_.attributes) {
-      mark(a.name_index);
-      if (!class_attribute(a)) return std::nullopt;
-    }
-    cf_.pool.mark_references(used_);
-    return std::move(used_);
-  }
-
- private:
-  void mark(uint32_t index) {
-    if (index < used_.size()) used_[index] = true;
-  }
-
-  bool code(const Attribute& attr) {
-    auto code = decode_code(attr);
-    if (!code) return false;
-    for (const ExceptionTableEntry& e : code->exception_table) mark(e.catch_type);
-    bool ok = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
-      switch (opcode_info(opcode).shape) {
-        case OperandShape::kCpByte:
-          mark(insn[1]);
-          break;
-        case OperandShape::kCp:
-        case OperandShape::kInvokeInterface:
-        case OperandShape::kInvokeDynamic:
-        case OperandShape::kMultiANewArray:
-          mark(be_u2(insn, 1));
-          break;
-        default:
-          break;
-      }
-    });
-    if (!ok) return false;
-    for (const Attribute& a : code->attributes) {
-      mark(a.name_index);
-      std::string_view name = cf_.attribute_name(a);
-      ByteReader in(a.data);
-      if (name == "StackMapTable") {
-        if (!stack_map_table(in)) return false;
-      } else if (name == "LocalVariableTable" || name == "LocalVariableTypeTable") {
-        for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
-          in.skip(4);  // start_pc, length
-          mark(in.u2());
-          mark(in.u2());
-          in.skip(2);  // index
-        }
-      } else if (name != "LineNumberTable") {
-        return false;
-      }
-      if (in.failed()) return false;
-    }
-    return true;
-  }
-
-  // Only ITEM_Object (tag 7) names a pool entry.
-  bool stack_map_table(ByteReader& in) {
-    auto types = [&](uint32_t n) {
-      for (; n > 0 && !in.failed(); --n) {
-        uint8_t tag = in.u1();
-        if (tag == 7) mark(in.u2());
-        if (tag == 8) in.skip(2);
-      }
-    };
-    for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
-      uint8_t type = in.u1();
-      if (type < 64) continue;
-      if (type < 128) {
-        types(1);
-      } else if (type < 247) {
-        return false;  // reserved
-      } else if (type == 247) {
-        in.skip(2);
-        types(1);
-      } else if (type < 252) {
-        in.skip(2);
-      } else if (type < 255) {
-        in.skip(2);
-        types(type - 251u);
-      } else {
-        in.skip(2);
-        types(in.u2());
-        types(in.u2());
-      }
-    }
-    return !in.failed();
-  }
-
-  bool class_attribute(const Attribute& a) {
-    std::string_view name = cf_.attribute_name(a);
-    ByteReader in(a.data);
-    if (name == "SourceFile" || name == "NestHost") {
-      mark(in.u2());
-    } else if (name == "BootstrapMethods") {
-      for (uint16_t n = in.u2(); n > 0 && !in.failed(); --n) {
-        mark(in.u2());
-        for (uint16_t args = in.u2(); args > 0 && !in.failed(); --args) mark(in.u2());
-      }
-    } else if (name != runtime_api::kMarkerAttribute) {
-      return false;
-    }
-    return !in.failed();
-  }
-
-  const ClassFile& cf_;
-  std::vector<bool> used_;
-};
-
 Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t twin_class,
-                                              std::span<const AddedMethod> twins) {
+                                              const std::vector<MovingTwin>& twins) {
   ClassFile twin;
   twin.major_version = std::max(host.major_version, kNestVersion);
   twin.pool = host.pool;
@@ -531,8 +363,9 @@ Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t tw
   auto object = twin.pool.add_class("java/lang/Object");
   if (!object) return object.error();
   twin.super_class = *object;
-  for (const AddedMethod& t : twins) {
-    if (auto s = twin.append_method(t.access_flags, t.name, t.descriptor, t.code_attribute); !s)
+  for (const MovingTwin& t : twins) {
+    const AddedMethod& m = t.method;
+    if (auto s = twin.append_method(m.access_flags, m.name, m.descriptor, m.code_attribute); !s)
       return s.error();
   }
   // The twins' invokedynamic sites index the host's bootstrap table; stack traces show the
@@ -554,7 +387,8 @@ Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t tw
   }
   // The copy of the host's pool keeps every index the twins use, and the entries they do not
   // use become empty placeholders: most of the pool, which the JVM would parse for nothing.
-  if (auto used = PoolUse(twin).of_class()) twin.pool.keep_only(*used);
+  const std::string_view marker[] = {runtime_api::kMarkerAttribute};
+  if (auto used = pool_entries_used(twin, marker)) twin.pool.keep_only(*used);
   return twin.write();
 }
 
@@ -577,39 +411,22 @@ std::optional<std::string> twin_nest_refused(const ClassFile& host) {
   return std::nullopt;
 }
 
-std::vector<std::optional<std::string>> why_twins_stay(const ClassFile& host,
-                                                       std::span<const AddedMethod> twins) {
+std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins) {
   TwinCheck check(host);
-  std::vector<std::optional<std::string>> why;
-  std::vector<BridgeSite> bridges;
-  for (const AddedMethod& t : twins) {
-    why.push_back(t.access_flags & access::kSynchronized
-                      ? std::optional<std::string>("it is synchronized (on its class)")
-                      : check.why_stay(t.code_attribute, bridges));
-  }
-  return why;
+  std::vector<TwinVerdict> verdicts;
+  for (const AddedMethod& t : twins) verdicts.push_back(check.judge(t));
+  return verdicts;
 }
 
 Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
-                                                    std::span<const AddedMethod> twins) {
+                                                    std::vector<MovingTwin> twins) {
   std::string host_name = host.name();
-  // The instructions only the host may run go through bridges (found before any is added:
-  // a bridge is a member the host declares).
-  std::vector<std::vector<BridgeSite>> sites(twins.size());
-  TwinCheck check(host);
-  for (size_t i = 0; i < twins.size(); ++i) {
-    if (auto why = check.why_stay(twins[i].code_attribute, sites[i])) {
-      return Error::plain("twin " + twins[i].name + " cannot move: " + *why).in(host_name);
-    }
-  }
   Bridges bridges(host, host_name);
-  std::vector<AddedMethod> moved(twins.begin(), twins.end());
-  for (size_t i = 0; i < moved.size(); ++i) {
-    auto patched = bridges.patch(std::move(moved[i].code_attribute), sites[i]);
-    if (!patched) return patched.error().in(host_name, moved[i].name + moved[i].descriptor);
-    moved[i].code_attribute = std::move(patched.value());
+  for (MovingTwin& t : twins) {
+    auto patched = bridges.patch(std::move(t.method.code_attribute), t.bridges);
+    if (!patched) return patched.error().in(host_name, t.method.name + t.method.descriptor);
+    t.method.code_attribute = std::move(patched.value());
   }
-  twins = moved;
   auto twin_class = host.pool.add_class(host_name + kTwinClassSuffix);
   if (!twin_class) return twin_class.error().in(host_name);
   if (auto s = repoint_twin_references(host, host_name, twins, *twin_class); !s)

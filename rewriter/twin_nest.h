@@ -8,7 +8,7 @@
 // moved twins are re-pointed to the twin class in the pool, it lists the twin class in
 // NestMembers (so the twins may stay private), and a host of version 50 to 54 is raised to 55,
 // the first with nests (the output then needs Java 11 or later). A twin the JVM would not run
-// the same way from another class stays in its host (why_twins_stay), and so does every twin
+// the same way from another class stays in its host (judge_twins), and so does every twin
 // of a class that cannot host a nest (twin_nest_refused).
 #pragma once
 
@@ -29,27 +29,43 @@ namespace duplex {
 // would refuse (jsr/ret, branches without a StackMapTable, a non-static <clinit>).
 std::optional<std::string> twin_nest_refused(const ClassFile& host);
 
-// For each of `twins` (methods of `host`'s rewrite), why it must stay in `host`, or nullopt.
-// Call it once the host has all its other members (counter fields included). What only the
-// host may run goes through bridges (move_twins_to_nestmate): an invokespecial, a member the
-// host inherits, a static member of its superclass in another package. A twin stays when even
-// a bridge could not run it the same way: an instance member of its superclass in another
-// package (maybe protected, and the receiver may be of the superclass's type, which a bridge
-// taking the host's type would refuse); clone or finalize of another class; a method handle of
-// kind REF_invokeSpecial, or of a member the host inherits, in a constant or a bootstrap
-// argument; or a caller-sensitive look-up (MethodHandles.lookup, getCallerClass) that would
-// see the twin class.
-std::vector<std::optional<std::string>> why_twins_stay(const ClassFile& host,
-                                                       std::span<const AddedMethod> twins);
+// An instruction of a twin that only the host may run (a call bound to the host, or a member
+// that may be protected, reached as the host's subclass privilege): the twin class calls a
+// bridge in the host instead, a private static method that runs the instruction there.
+struct BridgeSite {
+  size_t pc = 0;  // in the twin's code array
+  uint8_t opcode = 0;
+  uint16_t ref = 0;  // the member reference, in the host's pool
+};
 
-// Builds the twin class holding `twins` (methods of `host`'s rewrite, not yet appended to it)
-// and edits `host` to call them there: re-pointed references, NestMembers, version, and a
-// bridge (`private static synthetic duplex$bridge$<n>`, taking the instruction's operands) for
-// each instruction only the host may run, which the twin then calls instead. Call it
-// last, when the host's pool holds every entry the twins use: the twin class starts from a
-// copy of it, so that the twins' code and attributes keep their pool indices. Returns the twin
-// class's bytes; on failure `host` may be half edited and must be dropped.
-Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
-                                                    std::span<const AddedMethod> twins);
+struct TwinVerdict {
+  std::optional<std::string> stays;  // why the twin must stay in its host; nullopt: it moves
+  std::vector<BridgeSite> bridges;   // when it moves: its instructions that need a bridge
+};
+
+// A verdict for each of `twins` (methods of `host`'s rewrite). Call it once the host has all
+// its other members (counter fields included). What only the host may run goes through
+// bridges: an invokespecial, a member the host inherits, a static member of its superclass in
+// another package. A twin stays when even a bridge could not run it the same way: an instance
+// member of its superclass in another package (maybe protected, and the receiver may be of the
+// superclass's type, which a bridge taking the host's type would refuse); clone or finalize of
+// another class; a method handle of kind REF_invokeSpecial, or of a member the host inherits,
+// in a constant or a bootstrap argument; or a caller-sensitive look-up (MethodHandles.lookup,
+// getCallerClass) that would see the twin class.
+std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins);
+
+struct MovingTwin {
+  AddedMethod method;
+  std::vector<BridgeSite> bridges;  // from its verdict
+};
+
+// Builds the twin class holding `twins` (methods of `host`'s rewrite, not appended to it) and
+// edits `host` to call them there: re-pointed references, NestMembers, version, and a bridge
+// (`private static synthetic duplex$bridge$<n>`, taking the instruction's operands) for each
+// bridge site, which the twin then calls instead. Call it last, when the host's pool holds
+// every entry the twins use: the twin class starts from a copy of it, so that the twins' code
+// and attributes keep their pool indices. Returns the twin class's bytes; on failure `host`
+// may be half edited and must be dropped.
+Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host, std::vector<MovingTwin> twins);
 
 }  // namespace duplex

@@ -16,18 +16,24 @@ Result<ConstantPool> parse_pool(std::vector<uint8_t> bytes) {
   return ConstantPool::parse(in);
 }
 
-}  // namespace
-
-TEST_CASE("adding entries de-duplicates against the parsed pool", "[constant_pool]") {
+// java.lang.Object of the JDK, parsed: a real pool to edit.
+ClassFile jdk_object() {
   auto bytes = test::jdk_class("java/lang/Object");
   REQUIRE(!bytes.empty());
   auto cf = ClassFile::parse(bytes);
   REQUIRE(cf.ok());
-  ConstantPool& pool = cf->pool;
+  return std::move(cf.value());
+}
+
+}  // namespace
+
+TEST_CASE("adding entries de-duplicates against the parsed pool", "[constant_pool]") {
+  ClassFile cf = jdk_object();
+  ConstantPool& pool = cf.pool;
   uint16_t before = pool.count();
   auto object_class = pool.add_class("java/lang/Object");
   REQUIRE(object_class.ok());
-  CHECK(*object_class == cf->this_class);
+  CHECK(*object_class == cf.this_class);
   CHECK(pool.count() == before);
 
   auto ref = pool.add_methodref("duplex/Runtime", "sample", "(I)V");
@@ -147,11 +153,8 @@ TEST_CASE("modified UTF-8 converts both ways", "[constant_pool]") {
 }
 
 TEST_CASE("a member reference can be re-pointed to another class", "[constant_pool]") {
-  auto bytes = test::jdk_class("java/lang/Object");
-  REQUIRE(!bytes.empty());
-  auto cf = ClassFile::parse(bytes);
-  REQUIRE(cf.ok());
-  ConstantPool& pool = cf->pool;
+  ClassFile cf = jdk_object();
+  ConstantPool& pool = cf.pool;
   auto ref = pool.add_methodref("a/Host", "run$duplex", "(I)V");
   auto other = pool.add_class("a/Host$DuplexTwins");
   REQUIRE(ref.ok());
@@ -169,11 +172,11 @@ TEST_CASE("a member reference can be re-pointed to another class", "[constant_po
   CHECK(*again != *ref);
   // A parsed entry re-pointed is written as changed (not copied from the parsed bytes).
   uint16_t parsed_ref = 0;
-  for (uint32_t i = 1; i < cf->parsed_pool_count() && parsed_ref == 0; ++i)
+  for (uint32_t i = 1; i < cf.parsed_pool_count() && parsed_ref == 0; ++i)
     if (pool.tag(i) == CpTag::kMethodref) parsed_ref = static_cast<uint16_t>(i);
   REQUIRE(parsed_ref != 0);
   REQUIRE(pool.set_member_owner(parsed_ref, *other).ok());
-  auto written = cf->write();
+  auto written = cf.write();
   REQUIRE(written.ok());
   auto reread = ClassFile::parse(written.value());
   REQUIRE(reread.ok());
@@ -186,11 +189,8 @@ TEST_CASE("a member reference can be re-pointed to another class", "[constant_po
 }
 
 TEST_CASE("a pool keeps only the entries marked and what they refer to", "[constant_pool]") {
-  auto bytes = test::jdk_class("java/lang/Object");
-  REQUIRE(!bytes.empty());
-  auto cf = ClassFile::parse(bytes);
-  REQUIRE(cf.ok());
-  ConstantPool pool = cf->pool;
+  ClassFile cf = jdk_object();
+  ConstantPool pool = cf.pool;
   auto ref = pool.add_methodref("a/Host", "run", "(J)V");
   auto wide = pool.add_long(1234567890123LL);
   auto unused_wide = pool.add_double_bits(0x4000000000000000ULL);
@@ -212,7 +212,7 @@ TEST_CASE("a pool keeps only the entries marked and what they refer to", "[const
   CHECK(pool.tag(*wide) == CpTag::kLong);
   CHECK(pool.tag(*wide + 1) == CpTag::kUnusable);  // its second slot
   // An entry not kept is an empty Utf8, a Double not kept two of them.
-  CHECK(pool.utf8(cf->this_class) == std::string_view());
+  CHECK(pool.utf8(cf.this_class) == std::string_view());
   CHECK(pool.utf8(*unused_wide) == std::string_view());
   CHECK(pool.utf8(*unused_wide + 1) == std::string_view());
   // The pool writes and parses again, and its look-ups know the new contents.

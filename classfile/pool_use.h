@@ -1,0 +1,25 @@
+// Which constant-pool entries a class uses, for shrinking the pool of a class made from a copy
+// of another class's pool (ConstantPool::keep_only) without renumbering anything.
+#pragma once
+
+#include <optional>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include "classfile/class_file.h"
+
+namespace duplex {
+
+// A flag per pool index: the entries that `cf` names (its own and its super class, its
+// members' names and descriptors, every attribute's name, what its code and the attributes
+// below name) and, transitively, what those refer to. Read are: methods' Code (instructions,
+// exception table, StackMapTable, LineNumberTable, LocalVariableTable and
+// LocalVariableTypeTable), and the class's SourceFile, NestHost, NestMembers and
+// BootstrapMethods. Attributes named in `index_free` are known to hold no pool index. nullopt
+// when the class has fields, interfaces or any other attribute (an annotation, say), or
+// something malformed: then every entry must stay.
+std::optional<std::vector<bool>> pool_entries_used(
+    const ClassFile& cf, std::span<const std::string_view> index_free = {});
+
+}  // namespace duplex
