@@ -277,14 +277,18 @@ class PathInstrumenter {
   }
 
   // The class, and its twin class beside it when its twins left (lazy twins), named after the
-  // twin class (a single class may be written under another name than its own).
+  // twin class (a single class may be written under another name than its own). The twin class
+  // goes first, so that a class calling its twin class is never left without it.
   Status write_class_files(const std::string& to, const ClassOutcome& out) {
-    if (auto s = write_file_atomic(to, out.bytes); !s) return s;
-    if (out.twin_class.empty() || !out.rewrite) return Ok{};
+    if (out.twin_class.empty() || !out.rewrite) return write_file_atomic(to, out.bytes);
     const std::string& name = out.rewrite->twin_class_name;
     std::string simple = name.substr(name.rfind('/') + 1);  // npos + 1 == 0
-    return write_file_atomic((fs::path(to).parent_path() / (simple + ".class")).string(),
-                             out.twin_class);
+    std::string twin_path = (fs::path(to).parent_path() / (simple + ".class")).string();
+    if (auto s = write_file_atomic(twin_path, out.twin_class); !s) return s;
+    Status s = write_file_atomic(to, out.bytes);
+    std::error_code ec;
+    if (!s) fs::remove(twin_path, ec);
+    return s;
   }
 
   // Counts one class into the summary and runs the callbacks; fails on a fatal outcome.
