@@ -11,25 +11,46 @@ namespace {
 
 class PoolUse {
  public:
-  PoolUse(const ClassFile& cf, std::span<const std::string_view> index_free)
-      : cf_(cf), index_free_(index_free), used_(cf.pool.count(), false) {}
+  // first_added: entries below it count as used whatever names them (0: none do).
+  PoolUse(const ClassFile& cf, std::span<const std::string_view> index_free, uint32_t first_added)
+      : cf_(cf),
+        index_free_(index_free),
+        first_added_(first_added),
+        used_(cf.pool.count(), false) {}
 
   std::optional<std::vector<bool>> of_class() && {
-    if (!cf_.fields.empty() || !cf_.interfaces.empty()) return std::nullopt;
+    if (first_added_ == 0 && (!cf_.fields.empty() || !cf_.interfaces.empty())) return std::nullopt;
     mark(cf_.this_class);
     mark(cf_.super_class);
+    for (uint16_t i : cf_.interfaces) mark(i);
+    for (const Member& f : cf_.fields) {
+      mark(f.name_index);
+      mark(f.descriptor_index);
+      for (const Attribute& a : f.attributes) {
+        mark(a.name_index);
+        if (cf_.attribute_name(a) == "ConstantValue") {
+          ByteReader in(a.data);
+          mark(in.u2());
+          if (in.failed()) return std::nullopt;
+        } else if (!unread_allowed(a)) {
+          return std::nullopt;
+        }
+      }
+    }
     for (const Member& m : cf_.methods) {
       mark(m.name_index);
       mark(m.descriptor_index);
       for (const Attribute& a : m.attributes) {
         mark(a.name_index);
-        if (cf_.attribute_name(a) != "Code" || !code(a)) return std::nullopt;
+        bool ok = cf_.attribute_name(a) == "Code" ? code(a) : unread_allowed(a);
+        if (!ok) return std::nullopt;
       }
     }
     for (const Attribute& a : cf_.attributes) {
       mark(a.name_index);
       if (!class_attribute(a)) return std::nullopt;
     }
+    for (uint32_t i = 1; i < first_added_ && i < used_.size(); ++i) used_[i] = true;
     cf_.pool.mark_references(used_);
     return std::move(used_);
   }
@@ -37,6 +58,17 @@ class PoolUse {
  private:
   void mark(uint32_t index) {
     if (index < used_.size()) used_[index] = true;
+  }
+
+  // An attribute this does not read may stay unread when it names nothing added: it holds no
+  // pool index at all (index_free), or it came with the class as parsed (its name is one of
+  // the entries below first_added, and so is everything it names, since the parsed class
+  // could name nothing else). One named by an added entry was made since, by a writer this
+  // cannot follow.
+  bool unread_allowed(const Attribute& a) const {
+    if (a.name_index < first_added_) return true;
+    std::string_view name = cf_.attribute_name(a);
+    return std::find(index_free_.begin(), index_free_.end(), name) != index_free_.end();
   }
 
   bool code(const Attribute& attr) {
@@ -59,7 +91,7 @@ class PoolUse {
           mark(in.u2());
           in.skip(2);  // index
         }
-      } else if (name != "LineNumberTable") {
+      } else if (name != "LineNumberTable" && !unread_allowed(a)) {
         return false;
       }
       if (in.failed()) return false;
@@ -112,7 +144,7 @@ class PoolUse {
         mark(in.u2());
         for (uint16_t args = in.u2(); args > 0 && !in.failed(); --args) mark(in.u2());
       }
-    } else if (std::find(index_free_.begin(), index_free_.end(), name) == index_free_.end()) {
+    } else if (!unread_allowed(a)) {
       return false;
     }
     return !in.failed();
@@ -120,6 +152,7 @@ class PoolUse {
 
   const ClassFile& cf_;
   std::span<const std::string_view> index_free_;
+  uint32_t first_added_;
   std::vector<bool> used_;
 };
 
@@ -127,7 +160,12 @@ class PoolUse {
 
 std::optional<std::vector<bool>> pool_entries_used(const ClassFile& cf,
                                                    std::span<const std::string_view> index_free) {
-  return PoolUse(cf, index_free).of_class();
+  return PoolUse(cf, index_free, 0).of_class();
+}
+
+std::optional<std::vector<bool>> pool_entries_used_since(
+    const ClassFile& cf, uint32_t first_added, std::span<const std::string_view> index_free) {
+  return PoolUse(cf, index_free, std::max<uint32_t>(first_added, 1)).of_class();
 }
 
 }  // namespace duplex

@@ -1,5 +1,6 @@
 // Which constant-pool entries a class uses, for shrinking the pool of a class made from a copy
-// of another class's pool (ConstantPool::keep_only) without renumbering anything.
+// of another class's pool, or of a class that lost code to another (ConstantPool::keep_only),
+// without renumbering anything.
 #pragma once
 
 #include <optional>
@@ -21,5 +22,14 @@ namespace duplex {
 // something malformed: then every entry must stay.
 std::optional<std::vector<bool>> pool_entries_used(
     const ClassFile& cf, std::span<const std::string_view> index_free = {});
+
+// The same for a class whose entries below `first_added` stay, used or not (a class parsed,
+// then edited: `cf.parsed_pool_count()`), so that only the entries added since need to be
+// accounted for: every entry below `first_added` is flagged. Fields, interfaces and attributes
+// it cannot read are allowed when they came with the parsed class (an attribute named by an
+// entry below `first_added` can name nothing else); an unread attribute named by an added
+// entry, unless named in `index_free`, gives nullopt.
+std::optional<std::vector<bool>> pool_entries_used_since(
+    const ClassFile& cf, uint32_t first_added, std::span<const std::string_view> index_free = {});
 
 }  // namespace duplex

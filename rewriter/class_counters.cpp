@@ -16,7 +16,6 @@ constexpr uint8_t kAreturn = 0xb0;  // not among classfile/opcodes.h's names
 constexpr const char* kCountsClass = "java/util/concurrent/atomic/AtomicLongArray";
 constexpr const char* kCountsDesc = "Ljava/util/concurrent/atomic/AtomicLongArray;";
 constexpr const char* kAccessorDesc = "()Ljava/util/concurrent/atomic/AtomicLongArray;";
-constexpr const char* kCountsInit = "duplex$countsInit";
 constexpr uint16_t kMemberAccess = access::kPrivate | access::kStatic | access::kSynthetic;
 // Slots past this many fall back to the runtime call (sipush reaches 32767; a class with more
 // built-in events than that is rare enough).

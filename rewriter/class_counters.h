@@ -32,6 +32,8 @@
 namespace duplex {
 
 inline constexpr const char* kCountsField = "duplex$counts";
+// The accessor's first-use path, which holds the table (most of the strings the rewriter adds).
+inline constexpr const char* kCountsInit = "duplex$countsInit";
 
 class ClassCounters {
  public:

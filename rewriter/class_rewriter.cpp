@@ -5,6 +5,7 @@
 #include <string>
 
 #include "classfile/class_file.h"
+#include "classfile/pool_use.h"
 #include "rewriter/class_counters.h"
 #include "rewriter/method_counters.h"
 #include "rewriter/method_rewriter.h"
@@ -62,6 +63,37 @@ Status append_twins(ClassFile& cf, std::vector<AddedMethod>& twins) {
   return Ok{};
 }
 
+// The class counters' first-use path (ClassCounters: it holds the table that names every
+// slot, most of the strings the rewriter adds to a class) goes with the twins when they have
+// somewhere to go: events run in sampled code, so a class that never samples never needs it.
+// It is judged and moved as a twin is; the host's accessor then calls it in the twin class.
+void take_counters_table(ClassFile& cf, std::vector<AddedMethod>& twins) {
+  if (twins.empty()) return;
+  for (auto m = cf.methods.begin(); m != cf.methods.end(); ++m) {
+    if (cf.member_name(*m) != kCountsInit || m->attributes.size() != 1) continue;
+    const Attribute& code = m->attributes.front();
+    if (cf.attribute_name(code) != "Code") return;
+    AddedMethod init;
+    init.access_flags = m->access_flags;
+    init.name = kCountsInit;
+    init.descriptor = std::string(cf.member_descriptor(*m));
+    init.code_attribute.assign(code.data.begin(), code.data.end());
+    cf.methods.erase(m);
+    twins.push_back(std::move(init));
+    return;
+  }
+}
+
+// The entries the rewriter added for code that has moved to the twin class (call-site keys,
+// the events' member references: about half of a rewritten class's bytes in Full mode) become
+// empty placeholders, so that the JVM does not parse them with every class that never samples.
+// Indices stay as they are; entries the class was parsed with stay whatever happens.
+void drop_entries_only_twins_use(ClassFile& cf) {
+  const std::string_view marker[] = {runtime_api::kMarkerAttribute};
+  if (auto used = pool_entries_used_since(cf, cf.parsed_pool_count(), marker))
+    cf.pool.keep_only(*used);
+}
+
 // RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
 // stay (with a note saying why).
 Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassRewrite& result) {
@@ -72,25 +104,28 @@ Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassR
     result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
     staying = std::move(twins);
   } else {
+    take_counters_table(cf, twins);
     std::vector<TwinVerdict> verdicts = judge_twins(cf, twins);
     for (size_t i = 0; i < twins.size(); ++i) {
+      const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
       if (const auto& why = verdicts[i].stays) {
         result.notes.push_back("lazy twins: " + twins[i].name + twins[i].descriptor +
                                " stays in the class: " + *why);
-        ++result.twins_kept[*why];
+        if (!table) ++result.twins_kept[*why];
         staying.push_back(std::move(twins[i]));
       } else {
+        result.twins_moved += table ? 0 : 1;
         moving.push_back({std::move(twins[i]), std::move(verdicts[i].bridges)});
       }
     }
   }
-  result.twins_moved = static_cast<uint32_t>(moving.size());
   if (auto s = append_twins(cf, staying); !s) return s;
   if (moving.empty()) return Ok{};
   auto twin_class = move_twins_to_nestmate(cf, std::move(moving));
   if (!twin_class) return twin_class.error();
   result.twin_class_name = result.class_name + kTwinClassSuffix;
   result.twin_class = std::move(twin_class.value());
+  drop_entries_only_twins_use(cf);
   return Ok{};
 }
 

@@ -15,6 +15,7 @@ import org.objectweb.asm.ClassVisitor;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.tree.ClassNode;
 
 /**
  * The ASM side of bench/classfile: warm, single-threaded ClassReader -> ClassWriter copies of
@@ -64,6 +65,20 @@ public final class AsmBench {
         return w.toByteArray().length;
     }
 
+    /**
+     * ASM's own IR round trip, the like-for-like of duplex's ir-full: the tree API's ClassNode
+     * (an object per instruction, label, frame, try/catch block, line and local variable), then
+     * written with max_stack and max_locals recomputed (COMPUTE_MAXS) and the frames re-encoded
+     * from the nodes, not computed.
+     */
+    static long tree(byte[] b) {
+        ClassNode n = new ClassNode();
+        new ClassReader(b).accept(n, 0);
+        ClassWriter w = new ClassWriter(ClassWriter.COMPUTE_MAXS);
+        n.accept(w);
+        return w.toByteArray().length;
+    }
+
     static boolean isClass(String name) {
         return name.endsWith(".class");
     }
@@ -109,8 +124,8 @@ public final class AsmBench {
         System.out.printf("# %s: %d classes, %.1f MB, ASM %s, %s %s%n", label, cs.length, bytes / 1e6,
                 ClassReader.class.getPackage().getImplementationVersion(),
                 System.getProperty("java.vm.name"), System.getProperty("java.vm.version"));
-        String[] names = {"asm-decode", "asm-copy", "asm-copy-frames"};
-        Pass[] passes = {AsmBench::decode, AsmBench::copy, AsmBench::copyFrames};
+        String[] names = {"asm-decode", "asm-copy", "asm-copy-frames", "asm-tree"};
+        Pass[] passes = {AsmBench::decode, AsmBench::copy, AsmBench::copyFrames, AsmBench::tree};
         for (int m = 0; m < names.length; m++) {
             measure(label, names[m], passes[m], cs, bytes, minPasses, maxSeconds);
         }

@@ -4,6 +4,7 @@
 
 #include "classfile/class_file.h"
 #include "classfile/constant_pool.h"
+#include "classfile/pool_use.h"
 #include "test_support.h"
 
 using namespace duplex;
@@ -227,4 +228,70 @@ TEST_CASE("a pool keeps only the entries marked and what they refer to", "[const
   auto again = pool.add_methodref("a/Host", "run", "(J)V");
   REQUIRE(again.ok());
   CHECK(*again == *ref);
+}
+
+TEST_CASE("entries used since parsing: what added code names, and every parsed entry",
+          "[constant_pool][pool_use]") {
+  // java.lang.Object's methods carry attributes pool_entries_used does not read (Exceptions,
+  // annotations): since parsing, only what was added needs accounting for.
+  ClassFile cf = jdk_object();
+  const uint32_t parsed = cf.parsed_pool_count();
+  CHECK_FALSE(pool_entries_used(cf).has_value());
+  auto unused_text = cf.pool.add_string("only a moved method named this");
+  auto unused_ref = cf.pool.add_methodref("a/Gone", "away", "()V");
+  auto used_text = cf.pool.add_string("the new method's constant");
+  REQUIRE(unused_text.ok());
+  REQUIRE(unused_ref.ok());
+  REQUIRE(used_text.ok());
+  // A new method: ldc_w the used string, areturn.
+  std::vector<uint8_t> code = {0,
+                               1,
+                               0,
+                               0,
+                               0,
+                               0,
+                               0,
+                               4,
+                               0x13,
+                               static_cast<uint8_t>(*used_text >> 8),
+                               static_cast<uint8_t>(*used_text),
+                               0xb0,
+                               0,
+                               0,
+                               0,
+                               0};
+  REQUIRE(cf.append_method(0x0008, "fresh", "()Ljava/lang/String;", code).ok());
+
+  auto used = pool_entries_used_since(cf, parsed);
+  REQUIRE(used.has_value());
+  for (uint32_t i = 1; i < parsed; ++i) CHECK((*used)[i]);
+  CHECK((*used)[*used_text]);
+  CHECK((*used)[cf.pool.entry(*used_text)->a]);  // and its text
+  CHECK_FALSE((*used)[*unused_text]);
+  CHECK_FALSE((*used)[*unused_ref]);
+  cf.pool.keep_only(*used);
+  auto bytes = cf.write();
+  REQUIRE(bytes.ok());
+  auto again = ClassFile::parse(*bytes);
+  REQUIRE(again.ok());
+  CHECK(again->pool.utf8(*unused_text) == std::string_view());  // emptied, index kept
+  CHECK(again->pool.count() == cf.pool.count());
+  // Everything parsed is as it was.
+  ClassFile original = jdk_object();
+  for (uint32_t i = 1; i < parsed; ++i) {
+    INFO("entry #" << i);
+    CHECK(again->pool.tag(i) == original.pool.tag(i));
+    CHECK(again->pool.utf8(i) == original.pool.utf8(i));
+  }
+
+  // An attribute the reader cannot follow, named by an added entry: nothing can be dropped.
+  auto name = cf.pool.add_utf8("SomethingNew");
+  REQUIRE(name.ok());
+  Attribute odd;
+  odd.name_index = *name;
+  odd.set_data({0, 0});
+  cf.attributes.push_back(odd);
+  CHECK_FALSE(pool_entries_used_since(cf, parsed).has_value());
+  const std::string_view index_free[] = {"SomethingNew"};
+  CHECK(pool_entries_used_since(cf, parsed, index_free).has_value());
 }
