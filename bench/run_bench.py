@@ -561,16 +561,17 @@ class Bench:
                          "classes_per_s": classes / best, "summary": summary}
         asm_src = benchlib.BENCH / "classfile" / "AsmBench.java"
         asm_jar = benchlib.SHARE / "asm.jar"
+        asm_cp = "%s:%s" % (asm_jar, benchlib.SHARE / "asm-tree.jar")  # asm-tree: ASM's IR
         if asm_src.exists() and asm_jar.exists():
             cls = benchlib.cache_dir() / "asmbench"
             cls.mkdir(exist_ok=True)
-            subprocess.run([benchlib.java_bin("javac"), "-nowarn", "-cp", str(asm_jar), "-d",
+            subprocess.run([benchlib.java_bin("javac"), "-nowarn", "-cp", asm_cp, "-d",
                             str(cls), str(asm_src), str(asm_src.with_name("NoLoadWriter.java"))],
                            check=True)
             # The JVM settings and pass count of bench/classfile/run_bench.sh: at least 20
             # passes, so ASM is as warm as duplex-classfile-bench's side.
             r = subprocess.run([benchlib.java_bin(), "-Xms2g", "-Xmx2g", "-XX:+UseParallelGC",
-                                "-XX:ParallelGCThreads=1", "-cp", "%s:%s" % (asm_jar, cls),
+                                "-XX:ParallelGCThreads=1", "-cp", "%s:%s" % (asm_cp, cls),
                                 "AsmBench", "--label", "h2", "--min-passes", "20",
                                 "--max-seconds", "10" if self.quick else "30", str(h2)],
                                capture_output=True, text=True)

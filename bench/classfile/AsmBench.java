@@ -26,7 +26,9 @@ import org.objectweb.asm.tree.ClassNode;
  * Modes: asm-decode (accept into visitors that take every instruction and write nothing),
  * asm-copy (new ClassWriter(0), not given the reader, so every method is decoded and encoded
  * again; frames are copied), asm-copy-frames (COMPUTE_FRAMES, frames skipped on reading, a
- * getCommonSuperClass that answers java/lang/Object for unknown types, so nothing is loaded).
+ * getCommonSuperClass that answers java/lang/Object for unknown types, so nothing is loaded),
+ * asm-tree (ASM's own IR round trip: ClassReader into a tree-API ClassNode, written with
+ * COMPUTE_MAXS; needs asm-tree.jar on the class path).
  */
 public final class AsmBench {
     interface Pass {

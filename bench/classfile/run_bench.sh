@@ -4,7 +4,7 @@
 #   bench/classfile/run_bench.sh [--build DIR] [--max-seconds S] [--min-passes N] [--only jdk|h2]
 #
 # duplex-classfile-bench (C++, the build dir's release build) and AsmBench.java (compiled
-# here with javac against /usr/share/java/asm.jar into a cache dir) print RESULT lines; this
+# here with javac against /usr/share/java/asm.jar and asm-tree.jar into a cache dir) print RESULT lines; this
 # script prints them as a markdown table with the duplex/ASM ratios. Raw output is kept in
 # $BENCH_OUT (default build/bench-classfile/).
 set -eu
@@ -25,6 +25,8 @@ done
 java=${JAVA:-java}
 javac=${JAVAC:-javac}
 asm=${ASM_JAR:-/usr/share/java/asm.jar}
+# ASM's tree API (its IR), for the asm-tree mode: the like-for-like of duplex's ir-full.
+asm=$asm:${ASM_TREE_JAR:-/usr/share/java/asm-tree.jar}
 jmods=${JMODS:-/usr/lib/jvm/java-17-openjdk-amd64/jmods}
 h2=${H2_JAR:-/usr/share/java/h2.jar}
 out=${BENCH_OUT:-$build/bench-classfile}
@@ -65,8 +67,8 @@ cat "$out"/*.duplex "$out"/*.asm 2>/dev/null | awk '
   END {
     print ""
     for (l in labels) {
-      split("asm-copy asm-copy-frames", ms, " ")
-      for (i = 1; i <= 2; i++) {
+      split("asm-copy asm-copy-frames asm-tree", ms, " ")
+      for (i = 1; i <= 3; i++) {
         m = ms[i]
         if (W[l, m] > 0 && W[l, "ir-full"] > 0)
           printf "%s: duplex ir-full vs %s: %.2fx (wall), %.2fx (CPU)\n", l, m, W[l, m] / W[l, "ir-full"], C[l, m] / C[l, "ir-full"]
