@@ -299,4 +299,16 @@ Attribute* ClassFile::find_attribute(std::vector<Attribute>& attrs, std::string_
   return nullptr;
 }
 
+bool is_binary_class_name(std::string_view internal_name) {
+  if (internal_name.empty()) return false;
+  size_t start = 0;
+  for (;;) {
+    size_t end = internal_name.find('/', start);
+    std::string_view part = internal_name.substr(start, end - start);
+    if (part.empty() || part.find_first_of(".;[") != std::string_view::npos) return false;
+    if (end == std::string_view::npos) return true;
+    start = end + 1;
+  }
+}
+
 }  // namespace duplex

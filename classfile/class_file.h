@@ -53,6 +53,11 @@ struct Member {  // a field or a method
   std::vector<Attribute> attributes;
 };
 
+// Whether `internal_name` is a class's name as the JVM accepts it in this_class (JVMS 4.2.1):
+// non-empty identifiers separated by '/', none holding '.', ';' or '['. Parsing does not check
+// it; code that builds descriptors from the name must (a ';' would split it in two).
+bool is_binary_class_name(std::string_view internal_name);
+
 class ClassFile {
  public:
   uint16_t minor_version = 0;

@@ -67,9 +67,12 @@ Status append_twins(ClassFile& cf, std::vector<AddedMethod>& twins) {
 // slot, most of the strings the rewriter adds to a class) goes with the twins when they have
 // somewhere to go: events run in sampled code, so a class that never samples never needs it.
 // It is judged and moved as a twin is; the host's accessor then calls it in the twin class.
-void take_counters_table(ClassFile& cf, std::vector<AddedMethod>& twins) {
-  if (twins.empty()) return;
-  for (auto m = cf.methods.begin(); m != cf.methods.end(); ++m) {
+// Only the methods after the class's own `original_methods` are looked at: a method of that
+// name the class came with is not the rewriter's.
+void take_counters_table(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins) {
+  if (twins.empty() || original_methods > cf.methods.size()) return;
+  for (auto m = cf.methods.begin() + static_cast<ptrdiff_t>(original_methods);
+       m != cf.methods.end(); ++m) {
     if (cf.member_name(*m) != kCountsInit || m->attributes.size() != 1) continue;
     const Attribute& code = m->attributes.front();
     if (cf.attribute_name(code) != "Code") return;
@@ -96,7 +99,8 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 
 // RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
 // stay (with a note saying why).
-Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassRewrite& result) {
+Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
+                          ClassRewrite& result) {
   std::vector<MovingTwin> moving;
   std::vector<AddedMethod> staying;
   if (auto refused = twin_nest_refused(cf)) {
@@ -104,7 +108,7 @@ Status place_twins_lazily(ClassFile& cf, std::vector<AddedMethod>& twins, ClassR
     result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
     staying = std::move(twins);
   } else {
-    take_counters_table(cf, twins);
+    take_counters_table(cf, original_methods, twins);
     std::vector<TwinVerdict> verdicts = judge_twins(cf, twins);
     for (size_t i = 0; i < twins.size(); ++i) {
       const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
@@ -220,10 +224,16 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     return Error::plain("already rewritten by duplex; rewrite the original class instead")
         .in(result.class_name);
   }
+  if (!is_binary_class_name(result.class_name)) {
+    // The JVM refuses the class; and the descriptors built from its name would not parse.
+    return Error::plain("the class name is not a valid binary name (JVMS 4.2.1)")
+        .in(result.class_name);
+  }
   if (is_runtime_class(result.class_name) || result.class_name == options.runtime_class) {
     result.notes.push_back("the duplex runtime is never instrumented");
     return result;
   }
+  const size_t original_methods = cf.methods.size();
   std::vector<MethodCalls> calls;
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
@@ -293,7 +303,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
-    if (auto s = place_twins_lazily(cf, added, result); !s) return s.error().in(result.class_name);
+    if (auto s = place_twins_lazily(cf, original_methods, added, result); !s)
+      return s.error().in(result.class_name);
   }
   auto bytes = cf.write();
   if (!bytes) return bytes.error().in(result.class_name);

@@ -552,6 +552,26 @@ TEST_CASE("a rewritten class is refused, and the runtime is never rewritten", "[
         "Probe: already rewritten by duplex; rewrite the original class instead");
 }
 
+TEST_CASE("a class name the JVM would refuse refuses the class", "[rewriter]") {
+  // Found by fuzzing: a ';' in the class name split the descriptor of a twin that takes the
+  // receiver as a parameter into two types. The JVM refuses such a class anyway.
+  CHECK(is_binary_class_name("a/b/C$D"));
+  CHECK(is_binary_class_name("module-info"));
+  for (const char* bad : {"", "a//C", "/C", "C/", "a/C;D", "a.C", "[La/C;"}) {
+    INFO(bad);
+    CHECK_FALSE(is_binary_class_name(bad));
+  }
+  std::vector<uint8_t> bytes = probe_class();
+  const std::string from = "Probe", to = "Pr;be";  // same length: every occurrence renamed
+  for (size_t i = 0; i + from.size() <= bytes.size(); ++i)
+    if (std::equal(from.begin(), from.end(), bytes.begin() + i))
+      std::copy(to.begin(), to.end(), bytes.begin() + i);
+  REQUIRE(ClassFile::parse(bytes).ok());
+  auto r = rewrite_class(bytes, options_for(Mode::kFull, {"call-edge"}));
+  REQUIRE_FALSE(r.ok());
+  CHECK(r.error().message() == "Pr;be: the class name is not a valid binary name (JVMS 4.2.1)");
+}
+
 TEST_CASE("site records name the original offsets and lines", "[rewriter]") {
   auto r = rewrite(Mode::kFull, {"call-edge-stack", "field-access"});
   bool saw_put = false, saw_entry = false;

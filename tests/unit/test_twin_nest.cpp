@@ -43,6 +43,13 @@ const char* kSources[][2] = {
      "  public int mods(int n) { for (int i = 0; i < n; i++) seen += super.modCount; return seen; "
      "}\n"
      "}\n"},
+    {"p/Named.java",
+     "package p;\n"
+     "public class Named {\n"
+     "  int total;\n"
+     "  static java.util.concurrent.atomic.AtomicLongArray duplex$countsInit() { return null; }\n"
+     "  public int sum(int n) { for (int i = 0; i < n; i++) total += i; return total; }\n"
+     "}\n"},
     {"p/Iface.java",
      "package p;\n"
      "public interface Iface {\n"
@@ -66,7 +73,7 @@ std::map<std::string, std::vector<uint8_t>> compile(int release) {
       "javac -g --release " + std::to_string(release) + " -d '" + out + "'" + files + " 2>&1";
   std::map<std::string, std::vector<uint8_t>> classes;
   if (std::system(cmd.c_str()) != 0) return classes;
-  for (const char* name : {"p/Host", "p/Sub", "p/Iface"})
+  for (const char* name : {"p/Host", "p/Sub", "p/Named", "p/Iface"})
     classes[name] = test::read_file(fs::path(out) / (std::string(name) + ".class"));
   return classes;
 }
@@ -277,3 +284,19 @@ TEST_CASE("lazy twins: off, and in the inline layout, nothing moves", "[rewriter
   CHECK(r->twin_class.empty());
   CHECK(r->twin_class_name.empty());
 }
+
+TEST_CASE("lazy twins: a method of the class's own named like the counters' first use stays",
+          "[rewriter][lazy-twins]") {
+  auto classes = compile(17);
+  REQUIRE(classes.count("p/Named"));
+  auto r = rewrite_class(classes["p/Named"], options(true));
+  REQUIRE(r.ok());
+  REQUIRE_FALSE(r->twin_class.empty());  // sum's twin moved
+  auto host_codes = codes(parsed(r->bytes));
+  auto twin_codes = codes(parsed(r->twin_class));
+  const std::string own = "duplex$countsInit()Ljava/util/concurrent/atomic/AtomicLongArray;";
+  CHECK(host_codes.count(own) == 1);
+  CHECK(twin_codes.count(own) == 0);
+  CHECK(r->twins_moved == 1);
+}
+
