@@ -14,10 +14,6 @@
 
 namespace duplex {
 
-constexpr uint32_t tag_bit(CpTag t) {
-  return 1u << static_cast<unsigned>(t);
-}
-
 // The pool entry kinds an instruction's index may name, as HotSpot's verifiers accept them
 // for this class version (ldc of a Class from 49, of a MethodHandle or MethodType from 51;
 // invokespecial and invokestatic of an InterfaceMethodref from 52); 0 when it names none.

@@ -1,5 +1,6 @@
 #include "classfile/constant_pool.h"
 
+#include <array>
 #include <atomic>
 #include <cstring>
 
@@ -14,6 +15,43 @@ bool is_wide(CpTag t) {
 
 bool is_member_ref(CpTag t) {
   return t == CpTag::kFieldref || t == CpTag::kMethodref || t == CpTag::kInterfaceMethodref;
+}
+
+// What an entry's two fields must name, by the entry's tag: the tags the entries at `a` and at
+// `b` may have, as masks of tag_bit; 0 where the field is not a pool index (a MethodHandle's `a`
+// is its kind, a Dynamic's or InvokeDynamic's a BootstrapMethods index). One table for checking
+// references and for following them.
+struct ReferenceRule {
+  uint32_t a = 0;
+  uint32_t b = 0;
+};
+constexpr auto kReferenceRules = [] {
+  std::array<ReferenceRule, static_cast<size_t>(CpTag::kPackage) + 1> rules{};
+  auto set = [&](CpTag t, uint32_t a, uint32_t b) { rules[static_cast<size_t>(t)] = {a, b}; };
+  for (CpTag t :
+       {CpTag::kClass, CpTag::kString, CpTag::kMethodType, CpTag::kModule, CpTag::kPackage})
+    set(t, tag_bit(CpTag::kUtf8), 0);
+  for (CpTag t : {CpTag::kFieldref, CpTag::kMethodref, CpTag::kInterfaceMethodref})
+    set(t, tag_bit(CpTag::kClass), tag_bit(CpTag::kNameAndType));
+  set(CpTag::kNameAndType, tag_bit(CpTag::kUtf8), tag_bit(CpTag::kUtf8));
+  set(CpTag::kMethodHandle, 0,
+      tag_bit(CpTag::kFieldref) | tag_bit(CpTag::kMethodref) | tag_bit(CpTag::kInterfaceMethodref));
+  for (CpTag t : {CpTag::kDynamic, CpTag::kInvokeDynamic}) set(t, 0, tag_bit(CpTag::kNameAndType));
+  return rules;
+}();
+
+// How check_references names a set of tags of kReferenceRules.
+const char* tag_set_name(uint32_t tags) {
+  if (tags == tag_bit(CpTag::kUtf8)) return "a Utf8";
+  if (tags == tag_bit(CpTag::kClass)) return "a Class";
+  if (tags == tag_bit(CpTag::kNameAndType)) return "a NameAndType";
+  return "a member reference";
+}
+
+const ReferenceRule& reference_rule(CpTag t) {
+  static constexpr ReferenceRule kNone{};
+  auto i = static_cast<size_t>(t);
+  return i < kReferenceRules.size() ? kReferenceRules[i] : kNone;
 }
 
 // Reads the body of one entry whose tag byte has been read.
@@ -317,34 +355,10 @@ bool ConstantPool::references_sound() const {
   auto tag = [&](uint16_t ref) { return ref < count ? entries[ref].tag : CpTag::kUnusable; };
   for (size_t i = 1; i < count; ++i) {
     const CpEntry& e = entries[i];
-    bool ok = true;
-    switch (e.tag) {
-      case CpTag::kClass:
-      case CpTag::kString:
-      case CpTag::kMethodType:
-      case CpTag::kModule:
-      case CpTag::kPackage:
-        ok = tag(e.a) == CpTag::kUtf8;
-        break;
-      case CpTag::kFieldref:
-      case CpTag::kMethodref:
-      case CpTag::kInterfaceMethodref:
-        ok = tag(e.a) == CpTag::kClass && tag(e.b) == CpTag::kNameAndType;
-        break;
-      case CpTag::kNameAndType:
-        ok = tag(e.a) == CpTag::kUtf8 && tag(e.b) == CpTag::kUtf8;
-        break;
-      case CpTag::kMethodHandle:
-        ok = e.a >= 1 && e.a <= 9 && is_member_ref(tag(e.b));
-        break;
-      case CpTag::kDynamic:
-      case CpTag::kInvokeDynamic:
-        ok = tag(e.b) == CpTag::kNameAndType;
-        break;
-      default:
-        break;
-    }
-    if (!ok) return false;
+    const ReferenceRule& rule = reference_rule(e.tag);
+    if (rule.a != 0 && (tag_bit(tag(e.a)) & rule.a) == 0) return false;
+    if (rule.b != 0 && (tag_bit(tag(e.b)) & rule.b) == 0) return false;
+    if (e.tag == CpTag::kMethodHandle && (e.a < 1 || e.a > 9)) return false;
   }
   return true;
 }
@@ -394,41 +408,17 @@ Result<ConstantPool> ConstantPool::parse_checked(ByteReader& in) {
 // Why entry i refers to a missing or wrong-kind entry, or nullopt if it is sound.
 std::optional<std::string> ConstantPool::check_references(uint32_t i) const {
   const CpEntry& e = entries_[i];
-  auto expect = [&](uint16_t ref, auto pred, const char* what) -> std::optional<std::string> {
-    if (ref == 0 || ref >= entries_.size() || !pred(entries_[ref].tag)) {
-      return "reference #" + std::to_string(ref) + " is not " + what;
-    }
-    return std::nullopt;
+  if (e.tag == CpTag::kMethodHandle && (e.a < 1 || e.a > 9))
+    return "reference kind " + std::to_string(e.a) + " is not 1..9";
+  auto expect = [&](uint16_t ref, uint32_t allowed) -> std::optional<std::string> {
+    if (allowed == 0) return std::nullopt;  // not a pool index
+    CpTag t = ref < entries_.size() ? entries_[ref].tag : CpTag::kUnusable;
+    if (ref != 0 && (tag_bit(t) & allowed) != 0) return std::nullopt;
+    return "reference #" + std::to_string(ref) + " is not " + tag_set_name(allowed);
   };
-  auto utf8 = [](CpTag t) { return t == CpTag::kUtf8; };
-  switch (e.tag) {
-    case CpTag::kClass:
-    case CpTag::kString:
-    case CpTag::kMethodType:
-    case CpTag::kModule:
-    case CpTag::kPackage:
-      return expect(e.a, utf8, "a Utf8");
-    case CpTag::kFieldref:
-    case CpTag::kMethodref:
-    case CpTag::kInterfaceMethodref:
-      if (auto err = expect(
-              e.a, [](CpTag t) { return t == CpTag::kClass; }, "a Class"))
-        return err;
-      return expect(
-          e.b, [](CpTag t) { return t == CpTag::kNameAndType; }, "a NameAndType");
-    case CpTag::kNameAndType:
-      if (auto err = expect(e.a, utf8, "a Utf8")) return err;
-      return expect(e.b, utf8, "a Utf8");
-    case CpTag::kMethodHandle:
-      if (e.a < 1 || e.a > 9) return "reference kind " + std::to_string(e.a) + " is not 1..9";
-      return expect(e.b, is_member_ref, "a member reference");
-    case CpTag::kDynamic:
-    case CpTag::kInvokeDynamic:
-      return expect(
-          e.b, [](CpTag t) { return t == CpTag::kNameAndType; }, "a NameAndType");
-    default:
-      return std::nullopt;
-  }
+  const ReferenceRule& rule = reference_rule(e.tag);
+  if (auto err = expect(e.a, rule.a)) return err;
+  return expect(e.b, rule.b);
 }
 
 void ConstantPool::write(ByteWriter& out) const {
@@ -609,29 +599,9 @@ void ConstantPool::mark_references(std::vector<bool>& used) const {
   while (!todo.empty()) {
     const CpEntry& e = entries_[todo.back()];
     todo.pop_back();
-    switch (e.tag) {
-      case CpTag::kClass:
-      case CpTag::kString:
-      case CpTag::kMethodType:
-      case CpTag::kModule:
-      case CpTag::kPackage:
-        mark(e.a);
-        break;
-      case CpTag::kFieldref:
-      case CpTag::kMethodref:
-      case CpTag::kInterfaceMethodref:
-      case CpTag::kNameAndType:
-        mark(e.a);
-        mark(e.b);
-        break;
-      case CpTag::kMethodHandle:
-      case CpTag::kDynamic:
-      case CpTag::kInvokeDynamic:
-        mark(e.b);  // a: the reference kind, or a BootstrapMethods index
-        break;
-      default:
-        break;
-    }
+    const ReferenceRule& rule = reference_rule(e.tag);
+    if (rule.a != 0) mark(e.a);
+    if (rule.b != 0) mark(e.b);
   }
 }
 

@@ -39,6 +39,11 @@ enum class CpTag : uint8_t {
 
 const char* cp_tag_name(CpTag tag);
 
+// A tag as one bit, for sets of tags (masks).
+constexpr uint32_t tag_bit(CpTag t) {
+  return 1u << static_cast<unsigned>(t);
+}
+
 struct CpEntry {
   CpTag tag = CpTag::kUnusable;
   // Two reference fields, meaning by tag:

@@ -58,8 +58,10 @@ const char* kSources[][2] = {
      "}\n"},
 };
 
+using Classes = std::map<std::string, std::vector<uint8_t>>;
+
 // The classes compiled with `javac --release release`, by internal name.
-std::map<std::string, std::vector<uint8_t>> compile(int release) {
+Classes compile(int release) {
   test::TempDir dir;
   std::string files;
   for (const auto& [path, text] : kSources) {
@@ -71,11 +73,19 @@ std::map<std::string, std::vector<uint8_t>> compile(int release) {
   std::string out = (dir.path() / "classes").string();
   std::string cmd =
       "javac -g --release " + std::to_string(release) + " -d '" + out + "'" + files + " 2>&1";
-  std::map<std::string, std::vector<uint8_t>> classes;
+  Classes classes;
   if (std::system(cmd.c_str()) != 0) return classes;
   for (const char* name : {"p/Host", "p/Sub", "p/Named", "p/Iface"})
     classes[name] = test::read_file(fs::path(out) / (std::string(name) + ".class"));
   return classes;
+}
+
+// compile(release), once per test run: javac takes a second or more.
+const Classes& compiled(int release) {
+  static std::map<int, Classes> cache;
+  auto hit = cache.find(release);
+  if (hit == cache.end()) hit = cache.emplace(release, compile(release)).first;
+  return hit->second;
 }
 
 RewriteOptions options(bool lazy) {
@@ -92,6 +102,15 @@ ClassFile parsed(const std::vector<uint8_t>& bytes) {
   auto cf = ClassFile::parse(bytes);
   REQUIRE(cf.ok());
   return std::move(cf.value());
+}
+
+// The class `name` of the --release 17 fixtures, rewritten with `o`.
+ClassRewrite rewritten(const std::string& name, const RewriteOptions& o) {
+  const Classes& classes = compiled(17);
+  REQUIRE(classes.count(name));
+  auto r = rewrite_class(classes.at(name), o);
+  REQUIRE(r.ok());
+  return std::move(r.value());
 }
 
 // name+descriptor -> the Code attribute's bytes, for every method with code.
@@ -121,11 +140,11 @@ bool has_note(const ClassRewrite& r, std::string_view text) {
 TEST_CASE("lazy twins: the twins move to a nestmate class; the host's code stays the same",
           "[rewriter][lazy-twins]") {
   for (int release : {8, 17}) {
-    auto classes = compile(release);
+    const Classes& classes = compiled(release);
     REQUIRE(classes.count("p/Host"));
     INFO("--release " << release);
-    auto eager = rewrite_class(classes["p/Host"], options(false));
-    auto lazy = rewrite_class(classes["p/Host"], options(true));
+    auto eager = rewrite_class(classes.at("p/Host"), options(false));
+    auto lazy = rewrite_class(classes.at("p/Host"), options(true));
     REQUIRE(eager.ok());
     REQUIRE(lazy.ok());
     CHECK(eager->twin_class.empty());
@@ -226,7 +245,7 @@ TEST_CASE("lazy twins: the twins move to a nestmate class; the host's code stays
     // What the rewriter added to the pool for the moved code only (the counters' table, the
     // events' references) is emptied in the host, at the same indices; what the class was
     // compiled with stays as it was, used or not.
-    ClassFile original = parsed(classes["p/Host"]);
+    ClassFile original = parsed(classes.at("p/Host"));
     auto has_text = [](const ClassFile& cf, std::string_view text) {
       for (uint32_t i = 1; i < cf.pool.count(); ++i)
         if (auto u = cf.pool.utf8(i); u && u->find(text) != std::string_view::npos) return true;
@@ -246,57 +265,46 @@ TEST_CASE("lazy twins: the twins move to a nestmate class; the host's code stays
 
 TEST_CASE("lazy twins: a super call goes through a bridge; a protected field stays",
           "[rewriter][lazy-twins]") {
-  auto classes = compile(17);
-  REQUIRE(classes.count("p/Sub"));
-  auto sub = rewrite_class(classes["p/Sub"], options(true));
-  REQUIRE(sub.ok());
-  INFO(sub->notes.size());
+  auto sub = rewritten("p/Sub", options(true));
+  INFO(sub.notes.size());
   // sizes: `invokespecial java/util/ArrayList.size` runs in a bridge of Sub (taking a Sub: the
   // verifier requires the receiver of a super call to be the class's type). mods: `getfield
   // java/util/ArrayList.modCount` (protected, another package) may take a receiver of type
   // ArrayList, which no bridge of Sub could take: its twin stays.
-  CHECK(sub->twins_moved == 1);
-  CHECK(has_note(sub.value(), "mods$duplex"));
-  CHECK(has_note(sub.value(), "a member of its superclass in another package"));
-  ClassFile host = parsed(sub->bytes);
-  ClassFile twins = parsed(sub->twin_class);
+  CHECK(sub.twins_moved == 1);
+  CHECK(has_note(sub, "mods$duplex"));
+  CHECK(has_note(sub, "a member of its superclass in another package"));
+  ClassFile host = parsed(sub.bytes);
+  ClassFile twins = parsed(sub.twin_class);
   auto host_codes = codes(host);
   auto twin_codes = codes(twins);
   CHECK(twin_codes.count("sizes$duplex(Lp/Sub;III)I") == 1);
   CHECK(host_codes.count("mods$duplex(Lp/Sub;III)I") == 1);
   CHECK(host_codes.count("duplex$bridge$0(Lp/Sub;)I") == 1);
 
-  auto iface = rewrite_class(classes["p/Iface"], options(true));
-  REQUIRE(iface.ok());
-  CHECK(iface->twin_class.empty());
+  auto iface = rewritten("p/Iface", options(true));
+  CHECK(iface.twin_class.empty());
   // Interfaces are not outlined at all today; if they ever are, they keep their twins.
-  for (const std::string& n : iface->notes) CHECK(n.find("lazy twins:") == std::string::npos);
+  for (const std::string& n : iface.notes) CHECK(n.find("lazy twins:") == std::string::npos);
 }
 
 TEST_CASE("lazy twins: off, and in the inline layout, nothing moves", "[rewriter][lazy-twins]") {
-  auto classes = compile(17);
-  REQUIRE(classes.count("p/Host"));
   RewriteOptions inline_layout = options(true);
   inline_layout.outline = false;
-  auto r = rewrite_class(classes["p/Host"], inline_layout);
-  REQUIRE(r.ok());
-  CHECK(r->changed);
-  CHECK(r->twin_class.empty());
-  CHECK(r->twin_class_name.empty());
+  auto r = rewritten("p/Host", inline_layout);
+  CHECK(r.changed);
+  CHECK(r.twin_class.empty());
+  CHECK(r.twin_class_name.empty());
 }
 
 TEST_CASE("lazy twins: a method of the class's own named like the counters' first use stays",
           "[rewriter][lazy-twins]") {
-  auto classes = compile(17);
-  REQUIRE(classes.count("p/Named"));
-  auto r = rewrite_class(classes["p/Named"], options(true));
-  REQUIRE(r.ok());
-  REQUIRE_FALSE(r->twin_class.empty());  // sum's twin moved
-  auto host_codes = codes(parsed(r->bytes));
-  auto twin_codes = codes(parsed(r->twin_class));
+  auto r = rewritten("p/Named", options(true));
+  REQUIRE_FALSE(r.twin_class.empty());  // sum's twin moved
+  auto host_codes = codes(parsed(r.bytes));
+  auto twin_codes = codes(parsed(r.twin_class));
   const std::string own = "duplex$countsInit()Ljava/util/concurrent/atomic/AtomicLongArray;";
   CHECK(host_codes.count(own) == 1);
   CHECK(twin_codes.count(own) == 0);
-  CHECK(r->twins_moved == 1);
+  CHECK(r.twins_moved == 1);
 }
-
