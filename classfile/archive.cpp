@@ -16,6 +16,7 @@
 #include <atomic>
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
@@ -302,6 +303,33 @@ Result<JarReader> JarReader::open(const std::string& path) {
   int code = 0;
   zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &code);
   if (za == nullptr) return file_error(path, open_error_text(code));
+  std::shared_ptr<zip> owned(za, zip_discard);
+  auto entries = list_entries(za, path);
+  if (!entries) return entries.error();
+  return JarReader(path, std::move(owned), std::move(entries.value()));
+}
+
+Result<JarReader> JarReader::open_jmod(const std::string& path) {
+  if (auto ok = check_regular_file(path); !ok) return ok.error();
+  static constexpr uint8_t kMagic[] = {'J', 'M', 1, 0};
+  uint8_t head[4] = {};
+  std::FILE* f = std::fopen(path.c_str(), "rb");
+  size_t got = f ? std::fread(head, 1, sizeof head, f) : 0;
+  if (f) std::fclose(f);
+  if (got != sizeof head || std::memcmp(head, kMagic, sizeof head) != 0)
+    return file_error(path, "not a jmod (no JM header)");
+  zip_error_t error;
+  zip_error_init(&error);
+  // The window after the header (length -1: to the end of the file) is the zip.
+  zip_source_t* source = zip_source_file_create(path.c_str(), sizeof head, -1, &error);
+  zip_t* za = source ? zip_open_from_source(source, ZIP_RDONLY, &error) : nullptr;
+  if (za == nullptr) {
+    if (source) zip_source_free(source);
+    std::string why = zip_error_strerror(&error);
+    zip_error_fini(&error);
+    return file_error(path, "not a readable jmod: " + why);
+  }
+  zip_error_fini(&error);
   std::shared_ptr<zip> owned(za, zip_discard);
   auto entries = list_entries(za, path);
   if (!entries) return entries.error();

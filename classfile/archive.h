@@ -67,6 +67,9 @@ class JarReader {
  public:
   // Fails with a clear Error for a missing, unreadable, corrupt, truncated or non-zip file.
   static Result<JarReader> open(const std::string& path);
+  // A JDK jmod: a zip behind a 4-byte "JM\1\0" header, its offsets counted from the zip's
+  // start. Its classes are the entries under "classes/".
+  static Result<JarReader> open_jmod(const std::string& path);
 
   const std::string& path() const { return path_; }
   // In central-directory order.

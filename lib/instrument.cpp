@@ -8,11 +8,13 @@
 #include <condition_variable>
 #include <cstdio>
 #include <filesystem>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <thread>
 
 #include "classfile/archive.h"
+#include "classfile/class_index.h"
 
 namespace duplex {
 namespace {
@@ -252,6 +254,9 @@ class PathInstrumenter {
     if (fs::absolute(input, ec) == fs::absolute(output, ec)) {
       return Error::plain(output + ": the output must differ from the input");
     }
+    if (options_.rewrite.lazy_twins && !options_.rewrite.class_index) {
+      if (auto s = build_class_index(input); !s) return s.error();
+    }
     Status status = Ok{};
     if (fs::is_directory(input, ec)) {
       status = rewrite_directory(input, output);
@@ -268,6 +273,33 @@ class PathInstrumenter {
   }
 
  private:
+  // The lazy twins' class index: the input, the class path, then the JDK's superclasses of
+  // them all. An unreadable class-path entry is an error (the user named it); a JDK without
+  // jmods is a note (classes extending JDK classes then keep their twins).
+  Status build_class_index(const std::string& input) {
+    index_ = std::make_unique<ClassIndex>();
+    if (auto s = index_->add_path(input); !s) return s;
+    for (const std::string& p : options_.class_path) {
+      if (auto s = index_->add_path(p); !s)
+        return Error::plain("class path: " + s.error().message());
+    }
+    std::optional<std::string> home =
+        options_.java_home.empty() ? default_java_home() : std::optional(options_.java_home);
+    if (!home) {
+      summary_.index_notes.push_back(
+          "no JDK found (JAVA_HOME unset, no java on PATH): classes extending JDK classes keep "
+          "their twins");
+    } else if (auto jdk = JdkClasses::open(*home); !jdk) {
+      summary_.index_notes.push_back("no JDK classes: " + jdk.error().message() +
+                                     "; classes extending JDK classes keep their twins");
+    } else {
+      add_jdk_superclasses(*index_, *jdk);
+    }
+    summary_.index_classes = index_->size();
+    options_.rewrite.class_index = index_.get();
+    return Ok{};
+  }
+
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
   Result<ClassOutcome> rewrite_one(const std::string& where, std::string_view entry,
                                    std::vector<uint8_t> bytes) {
@@ -483,7 +515,8 @@ class PathInstrumenter {
     return writer.replace(reader, e, rewritten.value());
   }
 
-  const InstrumentOptions& options_;
+  InstrumentOptions options_;  // a copy: build_class_index sets rewrite.class_index
+  std::unique_ptr<ClassIndex> index_;
   const unsigned jobs_;
   InstrumentSummary summary_;
   size_t total_ = 0;

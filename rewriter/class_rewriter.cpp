@@ -100,16 +100,18 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 // RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
 // stay (with a note saying why).
 Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
-                          ClassRewrite& result) {
+                          const ClassIndex* index, ClassRewrite& result) {
   std::vector<MovingTwin> moving;
   std::vector<AddedMethod> staying;
-  if (auto refused = twin_nest_refused(cf)) {
+  std::optional<std::string> refused = twin_nest_refused(cf);
+  if (!refused && index) refused = superclasses_unknown(cf, *index);
+  if (refused) {
     result.notes.push_back("lazy twins: " + *refused);
     result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
     staying = std::move(twins);
   } else {
     take_counters_table(cf, original_methods, twins);
-    std::vector<TwinVerdict> verdicts = judge_twins(cf, twins);
+    std::vector<TwinVerdict> verdicts = judge_twins(cf, twins, index);
     for (size_t i = 0; i < twins.size(); ++i) {
       const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
       if (const auto& why = verdicts[i].stays) {
@@ -303,7 +305,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
-    if (auto s = place_twins_lazily(cf, original_methods, added, result); !s)
+    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index, result); !s)
       return s.error().in(result.class_name);
   }
   auto bytes = cf.write();

@@ -19,6 +19,8 @@
 
 namespace duplex {
 
+class ClassIndex;  // classfile/class_index.h
+
 enum class Mode : uint8_t {
   kFull,        // Full-Duplication
   kPartial,     // Partial-Duplication (no top and bottom nodes)
@@ -124,6 +126,13 @@ struct RewriteOptions {
   // Off by default: the caller must write the twin class beside the class (instrument_path
   // does), and the output needs Java 11.
   bool lazy_twins = false;
+  // With lazy_twins: the classes the rewritten class may extend (its jar, the jars it needs,
+  // the JDK), which make the rules that keep twins in their class exact: a class whose
+  // superclasses are not all in it keeps its twins. Without one (nullptr), the rules cannot
+  // tell two rare shapes of protected access apart (rewriter/twin_nest.h), and a twin of that
+  // shape fails with IllegalAccessError at its first sample. Not owned; read-only while
+  // rewriting, so one index may serve many threads.
+  const ClassIndex* class_index = nullptr;
 };
 
 // RewriteOptions::lazy_twins: the twin class of class `a/b/C` is `a/b/C$DuplexTwins`.

@@ -7,6 +7,7 @@
 
 #include "classfile/attributes.h"
 #include "classfile/bytes.h"
+#include "classfile/class_index.h"
 #include "classfile/code_walk.h"
 #include "classfile/opcodes.h"
 #include "classfile/pool_use.h"
@@ -30,13 +31,14 @@ std::string_view package_of(std::string_view internal_name) {
 // and which of its instructions need a bridge.
 class TwinCheck {
  public:
-  explicit TwinCheck(const ClassFile& host) : host_(host), name_(host.name()) {
+  TwinCheck(const ClassFile& host, const ClassIndex* index) : host_(host), name_(host.name()) {
     if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
     for (const Member& f : host.fields) declared_.insert(signature(f));
     for (const Member& m : host.methods) declared_.insert(signature(m));
     if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
       if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
     }
+    if (index) gather_inherited_protected(*index);
   }
 
   TwinVerdict judge(const AddedMethod& twin) {
@@ -63,6 +65,44 @@ class TwinCheck {
   }
 
  private:
+  // With a class index (place_twins_lazily has refused hosts whose superclasses it does not
+  // all know): the superclasses, and the members that only a subclass may reach, those
+  // declared protected in a superclass of another package. Only these can stop a nestmate of
+  // the same package from running what the host runs; constructors are kept apart, since
+  // `new` never reaches a protected one from another package.
+  void gather_inherited_protected(const ClassIndex& index) {
+    exact_ = true;
+    for (const std::string& a : index.ancestry_from(super_name_).chain) {
+      ancestors_.insert(a);
+      if (package_of(a) == package_of(name_)) continue;
+      const IndexedClass* c = index.find(a);
+      if (!c) {  // java/lang/Object without its class file
+        for (std::string_view sig : kObjectProtected) protected_elsewhere_.insert(std::string(sig));
+        continue;
+      }
+      for (const auto& [sig, flags] : c->members) {
+        if (!(flags & access::kProtected)) continue;
+        if (sig.starts_with("<init>:")) {
+          protected_constructors_.insert(a + '.' + sig);
+        } else {
+          protected_elsewhere_.insert(sig);
+        }
+      }
+    }
+  }
+
+  // Exact mode: the member may resolve to a protected member of a superclass in another
+  // package (only names and descriptors are compared: an overriding public method, or a
+  // namesake in an unrelated class, also counts, which costs a bridge and nothing more).
+  bool may_be_inherited_protected(const MemberRef& ref) const {
+    if (ref.name == "<init>") {
+      return protected_constructors_.contains(std::string(ref.owner) + '.' + std::string(ref.name) +
+                                              ':' + std::string(ref.descriptor));
+    }
+    if (!ref.owner.empty() && ref.owner[0] == '[') return false;  // an array's clone is public
+    return protected_elsewhere_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
+  }
+
   std::string signature(const Member& m) const {
     return std::string(host_.member_name(m)) + ':' + std::string(host_.member_descriptor(m));
   }
@@ -99,9 +139,20 @@ class TwinCheck {
   // A bridge takes the receiver as the host's type; an instance member of the superclass
   // (named with the superclass as owner) may have a receiver of the superclass's type, which
   // such a bridge would not take: those twins stay.
+  //
+  // With a class index (exact_), only a member that may be inherited protected needs one, and
+  // its receiver, if any, is taken as the owner's type (legal in the host as the original
+  // instruction was: the verifier's protected check binds a receiver only when the owner is a
+  // superclass, and those twins stay); a static one always may.
   bool needs_bridge(uint8_t opcode, const MemberRef& ref) const {
     if (opcode == op::kInvokeinterface) return false;
     if (opcode == op::kInvokespecial) return true;
+    if (exact_) {
+      if (!may_be_inherited_protected(ref)) return false;
+      bool is_static =
+          opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
+      return is_static || !ancestors_.contains(std::string(ref.owner));
+    }
     if (ref.owner == name_) return !declared(ref);
     bool is_static =
         opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
@@ -120,6 +171,12 @@ class TwinCheck {
     if (ref->owner == "java/lang/invoke/MethodHandles" && ref->name == "lookup")
       return "MethodHandles.lookup(), whose lookup class would be the twin class";
     if (ref->name == "getCallerClass") return "a getCallerClass(), which would see the twin class";
+    if (exact_) {
+      if (may_be_inherited_protected(*ref))
+        return "a member that may be protected in a superclass of another package, named with "
+               "a superclass as owner or in a method handle";
+      return std::nullopt;
+    }
     if (ref->owner == super_name_ && package_of(super_name_) != package_of(name_))
       return "a member of its superclass in another package (it may be protected)";
     if (ref->owner == name_ && !declared(*ref))
@@ -151,6 +208,10 @@ class TwinCheck {
   std::string super_name_;
   std::set<std::string> declared_;  // "name:descriptor" of the host's fields and methods
   std::vector<BootstrapMethod> bootstraps_;
+  bool exact_ = false;  // a class index told the superclasses apart
+  std::set<std::string> ancestors_;
+  std::set<std::string> protected_elsewhere_;     // "name:descriptor"
+  std::set<std::string> protected_constructors_;  // "owner.<init>:descriptor"
 };
 
 // Code that version 50 accepts but 55 does not, in one method of a class raised to 55.
@@ -177,8 +238,12 @@ std::optional<std::string> refused_at_nest_version(const ClassFile& cf, const Me
 
 // The bridge that runs `opcode` on the host's member `ref` takes the instruction's operands
 // as its parameters and returns its result: the same stack effect, as an invokestatic.
+// The receiver is of the host's type for an invokespecial, else of the owner's (the host
+// itself unless a class index found a protected member named with a subclass as owner).
 std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_view host) {
-  std::string self = "L" + std::string(host) + ";";
+  std::string_view receiver = opcode == op::kInvokespecial ? host : ref.owner;
+  std::string self = !receiver.empty() && receiver[0] == '[' ? std::string(receiver)
+                                                             : "L" + std::string(receiver) + ";";
   std::string desc(ref.descriptor);
   switch (opcode) {
     case op::kGetfield:
@@ -411,8 +476,16 @@ std::optional<std::string> twin_nest_refused(const ClassFile& host) {
   return std::nullopt;
 }
 
-std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins) {
-  TwinCheck check(host);
+std::optional<std::string> superclasses_unknown(const ClassFile& host, const ClassIndex& index) {
+  std::string_view super = host.pool.class_name(host.super_class).value_or("");
+  Ancestry ancestry = index.ancestry_from(super);
+  if (ancestry.unknown.empty()) return std::nullopt;
+  return "its superclasses are not all in the class index: " + ancestry.unknown;
+}
+
+std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins,
+                                     const ClassIndex* index) {
+  TwinCheck check(host, index);
   std::vector<TwinVerdict> verdicts;
   for (const AddedMethod& t : twins) verdicts.push_back(check.judge(t));
   return verdicts;

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "classfile/class_file.h"
+#include "classfile/class_index.h"
 #include "classfile/error.h"
 #include "rewriter/method_rewriter.h"
 
@@ -52,7 +53,21 @@ struct TwinVerdict {
 // another class; a method handle of kind REF_invokeSpecial, or of a member the host inherits,
 // in a constant or a bootstrap argument; or a caller-sensitive look-up (MethodHandles.lookup,
 // getCallerClass) that would see the twin class.
-std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins);
+//
+// With a class index (`index`, holding the host's superclasses: see superclasses_unknown), the
+// rules are exact instead: only a member that may be protected in a superclass of another
+// package, the one thing a nestmate of the same package may not reach, needs a bridge (taking
+// the receiver as the owner's type) or, named with a superclass as owner or in a method handle,
+// keeps its twin; invokespecial, clone and finalize of another class and the caller-sensitive
+// look-ups are as above. Without one, a protected static member named with a more distant
+// superclass as owner, or a protected instance member named with a subclass as owner, is not
+// caught, and such a twin fails with IllegalAccessError at its first sample.
+std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins,
+                                     const ClassIndex* index = nullptr);
+
+// With a class index: why `host` keeps all its twins because the index does not hold all its
+// superclasses (then no rule can tell its inherited protected members), or nullopt.
+std::optional<std::string> superclasses_unknown(const ClassFile& host, const ClassIndex& index);
 
 struct MovingTwin {
   AddedMethod method;

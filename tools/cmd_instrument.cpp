@@ -1,6 +1,7 @@
 // `duplex instrument IN -o OUT [--mode M] [--profile P] [--include G] [--exclude G] [--jobs N]`
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <sstream>
 #include <string>
@@ -55,7 +56,15 @@ const char* const kInstrumentHelp =
     "                        written beside each class, which the JVM loads only when the\n"
     "                        class first samples: less to load and verify in runs that\n"
     "                        sample few classes; classes of version 50-54 are raised to 55,\n"
-    "                        so the output needs Java 11 or later\n"
+    "                        so the output needs Java 11 or later. A class index of the\n"
+    "                        input, --classpath and the JDK tells which members are\n"
+    "                        protected in a superclass of another package (those need\n"
+    "                        the class itself); a class whose superclasses are not all\n"
+    "                        there keeps its twins\n"
+    "  --classpath PATHS     with --lazy-twins: jars, jmods and class directories (':'\n"
+    "                        between them) where the input's superclasses may be\n"
+    "  --java-home DIR       with --lazy-twins: the JDK whose jmods hold the JDK's classes\n"
+    "                        (default: $JAVA_HOME, else the java on PATH)\n"
     "  --jobs N              threads that rewrite and compress the classes of a jar\n"
     "                        (default: one per hardware thread); the output is the same\n"
     "                        for every N\n"
@@ -158,6 +167,16 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       options.rewrite.method_counters = true;
     } else if (arg == "--lazy-twins") {
       options.rewrite.lazy_twins = true;
+    } else if (arg == "--classpath") {
+      if (!value(v) || v.empty()) return "option --classpath needs paths";
+      for (size_t start = 0; start <= v.size();) {
+        size_t colon = std::min(v.find(':', start), v.size());
+        if (colon > start) options.class_path.push_back(v.substr(start, colon - start));
+        start = colon + 1;
+      }
+    } else if (arg == "--java-home") {
+      if (!value(v) || v.empty()) return "option --java-home needs a directory";
+      options.java_home = v;
     } else if (arg == "--count-edges") {
       options.rewrite.count_edges = true;
     } else if (arg == "--methods") {
@@ -175,6 +194,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
   if (auto why = method_counters_unsupported(options.rewrite)) return "--method-counters: " + *why;
   if (options.rewrite.lazy_twins && !options.rewrite.outline)
     return "--lazy-twins needs twins: the outline or handback layout, not inline";
+  if (!options.rewrite.lazy_twins && (!options.class_path.empty() || !options.java_home.empty()))
+    return "--classpath and --java-home only serve --lazy-twins";
   if (a.input.empty()) return "missing input (a jar, a directory or a .class file)";
   if (a.output.empty()) return "missing -o OUT";
   for (const std::string& name : split_list(a.profile)) {
@@ -219,6 +240,8 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   for (const auto& [reason, n] : s.twins_kept_by_reason) {
     out << "  twins kept in their class: " << n << ": " << reason << "\n";
   }
+  if (s.index_classes) out << "  class index: " << s.index_classes << " classes\n";
+  for (const std::string& note : s.index_notes) out << "  class index: " << note << "\n";
   if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";
   if (s.signature_files_removed) {
     out << "  jar signature removed (" << s.signature_files_removed

@@ -39,6 +39,12 @@ struct InstrumentOptions {
   // usually run, not shipped, and on h2 level 1 wrote it in 0.50 s against 0.67 s at level 6,
   // for 10% more bytes (docs/classfile-bench.md).
   int deflate_level = 1;
+  // With rewrite.lazy_twins and no rewrite.class_index: instrument_path builds the class index
+  // (RewriteOptions::class_index) from the input's own classes, these jars, jmods and
+  // directories, and the JDK at java_home ("": default_java_home(), classfile/class_index.h).
+  // A class whose superclasses are not all found there keeps its twins.
+  std::vector<std::string> class_path;
+  std::string java_home;
   // Called after each class with (done, total) for progress display.
   std::function<void(size_t, size_t)> progress;
   // Called with each class that went through the rewriter (where it came from, the result).
@@ -65,6 +71,8 @@ struct InstrumentSummary {
   size_t twin_classes = 0;         // written beside their classes (lazy twins)
   size_t twins_moved = 0;          // twins in those classes
   std::map<std::string, size_t> twins_kept_by_reason;  // lazy twins that stayed, and why
+  size_t index_classes = 0;  // in the class index built for lazy twins (JDK classes included)
+  std::vector<std::string> index_notes;  // what the index could not read (a JDK without jmods)
   double seconds = 0;
 };
 

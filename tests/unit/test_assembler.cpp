@@ -471,9 +471,11 @@ TEST_CASE("rewritten fixtures verify and behave the same on HotSpot", "[assemble
   fs::path out = fs::temp_directory_path() / ("duplex-asm-" + std::to_string(getpid()));
   fs::remove_all(out);
   std::map<std::string, ClassFile> classes;
-  for (const auto& e : fs::directory_iterator(fixtures_dir() / "fixtures")) {
+  // By path under fixtures/ without ".class": "Loops", "base/Parent".
+  const fs::path root = fixtures_dir() / "fixtures";
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
     if (e.path().extension() != ".class") continue;
-    std::string name = e.path().stem().string();
+    std::string name = fs::relative(e.path(), root).replace_extension().string();
     classes.emplace(name, load_fixture(name));
   }
   edit_big_loop(classes.at("Loops"), "forSum");

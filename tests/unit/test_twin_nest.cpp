@@ -11,6 +11,7 @@
 #include <string>
 
 #include "classfile/class_file.h"
+#include "classfile/class_index.h"
 #include "rewriter/rewriter.h"
 #include "test_support.h"
 
@@ -50,6 +51,27 @@ const char* kSources[][2] = {
      "  static java.util.concurrent.atomic.AtomicLongArray duplex$countsInit() { return null; }\n"
      "  public int sum(int n) { for (int i = 0; i < n; i++) total += i; return total; }\n"
      "}\n"},
+    // The two shapes only a class index tells apart: Grandparent's protected members, reached
+    // by Prot (another package) with Grandparent named as owner, and through a receiver of its
+    // subclass Child (tests/java/fixtures/release17/Protected.java runs them in HotSpot).
+    {"q/Grandparent.java",
+     "package q;\n"
+     "public class Grandparent {\n"
+     "  protected static int counter;\n"
+     "  protected int field;\n"
+     "  protected static int helper(int x) { return x + 1; }\n"
+     "}\n"},
+    {"q/Parent.java", "package q;\npublic class Parent extends Grandparent {}\n"},
+    {"p/Prot.java",
+     "package p;\n"
+     "public class Prot extends q.Parent {\n"
+     "  static final class Child extends Prot {}\n"
+     "  static int viaGrandparent(int n) { int s = 0; for (int i = 0; i < n; i++) s += "
+     "q.Grandparent.helper(i); return s; }\n"
+     "  static int viaSubclass(Child c, int n) { int s = 0; for (int i = 0; i < n; i++) s += "
+     "c.field; return s; }\n"
+     "  int own(int n) { int s = 0; for (int i = 0; i < n; i++) s += field + i; return s; }\n"
+     "}\n"},
     {"p/Iface.java",
      "package p;\n"
      "public interface Iface {\n"
@@ -75,7 +97,8 @@ Classes compile(int release) {
       "javac -g --release " + std::to_string(release) + " -d '" + out + "'" + files + " 2>&1";
   Classes classes;
   if (std::system(cmd.c_str()) != 0) return classes;
-  for (const char* name : {"p/Host", "p/Sub", "p/Named", "p/Iface"})
+  for (const char* name :
+       {"p/Host", "p/Sub", "p/Named", "p/Iface", "p/Prot", "q/Grandparent", "q/Parent"})
     classes[name] = test::read_file(fs::path(out) / (std::string(name) + ".class"));
   return classes;
 }
@@ -307,4 +330,76 @@ TEST_CASE("lazy twins: a method of the class's own named like the counters' firs
   CHECK(host_codes.count(own) == 1);
   CHECK(twin_codes.count(own) == 0);
   CHECK(r.twins_moved == 1);
+}
+
+// The names of the host's bridges that take `parameter` first ("" : any), and how many.
+size_t bridges_taking(const ClassFile& host, std::string_view parameters) {
+  size_t n = 0;
+  for (const Member& m : host.methods) {
+    if (host.member_name(m).starts_with("duplex$bridge$") &&
+        host.member_descriptor(m).starts_with(parameters))
+      ++n;
+  }
+  return n;
+}
+
+TEST_CASE("lazy twins: a class index finds the protected members no single class shows",
+          "[rewriter][lazy-twins]") {
+  const Classes& classes = compiled(17);
+  ClassIndex index;
+  for (const char* name : {"p/Prot", "q/Grandparent", "q/Parent"})
+    REQUIRE(index.add(classes.at(name)));
+
+  // Without an index, Prot's twins run Grandparent.helper and Child's field in the twin class,
+  // which may reach neither (IllegalAccessError at the first sample): the hole the index closes.
+  auto blind = rewritten("p/Prot", options(true));
+  CHECK(blind.twins_moved == 3);
+  ClassFile blind_host = parsed(blind.bytes);
+  CHECK(bridges_taking(blind_host, "(I)I") == 0);
+  CHECK(bridges_taking(blind_host, "(Lp/Prot$Child;)I") == 0);
+  CHECK(bridges_taking(blind_host, "(Lp/Prot;)I") == 1);  // own's inherited field, as always
+
+  // With one: a static bridge for the call, a bridge taking a Child for the field, and own's
+  // `this.field` (named with Prot as owner) through a bridge taking a Prot.
+  RewriteOptions o = options(true);
+  o.class_index = &index;
+  auto exact = rewritten("p/Prot", o);
+  CHECK(exact.twins_moved == 3);
+  ClassFile host = parsed(exact.bytes);
+  CHECK(bridges_taking(host, "(I)I") == 1);
+  CHECK(bridges_taking(host, "(Lp/Prot$Child;)I") == 1);
+  CHECK(bridges_taking(host, "(Lp/Prot;)I") == 1);
+  CHECK(bridges_taking(host, "") == 3);
+
+  // A class whose superclasses the index does not all hold keeps its twins.
+  ClassIndex partial;
+  REQUIRE(partial.add(classes.at("p/Prot")));
+  REQUIRE(partial.add(classes.at("q/Parent")));
+  o.class_index = &partial;
+  auto unknown = rewritten("p/Prot", o);
+  CHECK(unknown.twin_class.empty());
+  CHECK(unknown.twins_moved == 0);
+  CHECK(has_note(unknown, "not all in the class index: q/Grandparent"));
+}
+
+TEST_CASE("lazy twins: with a class index, public inherited members need no bridge",
+          "[rewriter][lazy-twins]") {
+  // Sub extends java.util.ArrayList: with the JDK's classes, super.size() still needs its
+  // bridge (invokespecial) and super.modCount (protected in AbstractList, named with the
+  // superclass as owner) still keeps its twin.
+  auto home = default_java_home();
+  REQUIRE(home);
+  auto jdk = JdkClasses::open(*home);
+  REQUIRE(jdk.ok());
+  ClassIndex index;
+  REQUIRE(index.add(compiled(17).at("p/Sub")));
+  CHECK(add_jdk_superclasses(index, *jdk) >= 3);  // ArrayList, AbstractList, AbstractCollection
+  CHECK(index.ancestry_from("java/util/ArrayList").unknown.empty());
+  RewriteOptions o = options(true);
+  o.class_index = &index;
+  auto sub = rewritten("p/Sub", o);
+  CHECK(sub.twins_moved == 1);
+  CHECK(has_note(sub, "mods$duplex"));
+  CHECK(has_note(sub, "may be protected in a superclass of another package"));
+  CHECK(bridges_taking(parsed(sub.bytes), "(Lp/Sub;)I") == 1);
 }
