@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <set>
 #include <system_error>
+#include <thread>
 
 #include "classfile/archive.h"
 #include "classfile/class_file.h"
@@ -21,13 +22,41 @@ std::string signature(const ClassFile& cf, const Member& m) {
   return std::string(cf.member_name(m)) + ':' + std::string(cf.member_descriptor(m));
 }
 
-// Adds every class entry of an open jar or jmod (`prefix`: where classes start in it).
-Status add_archive(ClassIndex& index, const JarReader& archive, std::string_view prefix) {
+// Adds the class entries of an open jar or jmod (`prefix`: where classes start in it) whose
+// position among them is `part` modulo `parts`.
+Status add_archive_part(ClassIndex& index, const JarReader& archive, std::string_view prefix,
+                        unsigned part, unsigned parts) {
+  size_t k = 0;
   for (const JarEntry& e : archive.entries()) {
     if (e.is_directory || !is_class_entry(e.name) || e.name.rfind(prefix, 0) != 0) continue;
+    if (k++ % parts != part) continue;
     auto bytes = archive.read(e);
     if (!bytes) return bytes.error();
     index.add(*bytes);
+  }
+  return Ok{};
+}
+
+// Every class entry of the jar or jmod at `path`, inflated and parsed on `threads` threads,
+// each with its own reader (libzip handles are not thread-safe).
+Status add_archive(ClassIndex& index, const std::string& path, bool jmod, unsigned threads) {
+  auto open = [&] { return jmod ? JarReader::open_jmod(path) : JarReader::open(path); };
+  std::string_view prefix = jmod ? kJmodClasses : "";
+  threads = std::max(1u, threads);
+  std::vector<ClassIndex> parts(threads);
+  std::vector<Status> status(threads, Ok{});
+  auto work = [&](unsigned t) {
+    auto archive = open();
+    status[t] = archive ? add_archive_part(parts[t], *archive, prefix, t, threads)
+                        : Status(archive.error());
+  };
+  std::vector<std::thread> workers;
+  for (unsigned t = 1; t < threads; ++t) workers.emplace_back(work, t);
+  work(0);
+  for (std::thread& w : workers) w.join();
+  for (unsigned t = 0; t < threads; ++t) {
+    if (!status[t]) return status[t];
+    index.merge(std::move(parts[t]));
   }
   return Ok{};
 }
@@ -55,7 +84,19 @@ bool ClassIndex::add(std::span<const uint8_t> class_bytes) {
   return true;
 }
 
-Status ClassIndex::add_path(const std::string& path) {
+void ClassIndex::merge(ClassIndex&& other) {
+  for (auto& [name, theirs] : other.classes_) {
+    auto [it, fresh] = classes_.try_emplace(name, std::move(theirs));
+    if (fresh) continue;
+    IndexedClass& ours = it->second;
+    ours.conflicting =
+        ours.conflicting || theirs.conflicting || ours.super_name != theirs.super_name;
+    for (const auto& [sig, flags] : theirs.members) ours.members[sig] |= flags;
+  }
+  other.classes_.clear();
+}
+
+Status ClassIndex::add_path(const std::string& path, unsigned threads) {
   std::error_code ec;
   if (fs::is_directory(path, ec)) {
     auto files = list_files(path);
@@ -69,9 +110,7 @@ Status ClassIndex::add_path(const std::string& path) {
     return Ok{};
   }
   if (ends_with(path, ".jmod")) {
-    auto jmod = JarReader::open_jmod(path);
-    if (!jmod) return jmod.error();
-    return add_archive(*this, *jmod, kJmodClasses);
+    return add_archive(*this, path, /*jmod=*/true, threads);
   }
   if (ends_with(path, kClassSuffix)) {
     auto bytes = read_file(path);
@@ -79,9 +118,7 @@ Status ClassIndex::add_path(const std::string& path) {
     if (!add(*bytes)) return Error::plain(path + ": not a readable class file");
     return Ok{};
   }
-  auto jar = JarReader::open(path);
-  if (!jar) return jar.error();
-  return add_archive(*this, *jar, "");
+  return add_archive(*this, path, /*jmod=*/false, threads);
 }
 
 const IndexedClass* ClassIndex::find(std::string_view internal_name) const {

@@ -43,8 +43,12 @@ class ClassIndex {
   // Adds one class file's header; false (nothing added) when it does not parse.
   bool add(std::span<const uint8_t> class_bytes);
   // Adds every class of a jar, a jmod (its classes/) or a directory, every version of a
-  // multi-release jar included; classes that do not parse are skipped.
-  Status add_path(const std::string& path);
+  // multi-release jar included; classes that do not parse are skipped. A jar's or jmod's
+  // classes are inflated and parsed on `threads` threads; the index is the same for any number.
+  Status add_path(const std::string& path, unsigned threads = 1);
+  // Adds `other`'s classes as add() would have (members or-ed, differing superclasses marked
+  // conflicting); `other` is left empty.
+  void merge(ClassIndex&& other);
 
   const IndexedClass* find(std::string_view internal_name) const;
   size_t size() const { return classes_.size(); }

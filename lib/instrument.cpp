@@ -278,9 +278,9 @@ class PathInstrumenter {
   // jmods is a note (classes extending JDK classes then keep their twins).
   Status build_class_index(const std::string& input) {
     index_ = std::make_unique<ClassIndex>();
-    if (auto s = index_->add_path(input); !s) return s;
+    if (auto s = index_->add_path(input, jobs_); !s) return s;
     for (const std::string& p : options_.class_path) {
-      if (auto s = index_->add_path(p); !s)
+      if (auto s = index_->add_path(p, jobs_); !s)
         return Error::plain("class path: " + s.error().message());
     }
     std::optional<std::string> home =

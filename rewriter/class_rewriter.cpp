@@ -100,10 +100,10 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 // RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
 // stay (with a note saying why).
 Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
-                          const ClassIndex* index, ClassRewrite& result) {
+                          const ClassIndex* index, bool raise_version, ClassRewrite& result) {
   std::vector<MovingTwin> moving;
   std::vector<AddedMethod> staying;
-  std::optional<std::string> refused = twin_nest_refused(cf);
+  std::optional<std::string> refused = twin_nest_refused(cf, raise_version);
   if (!refused && index) refused = superclasses_unknown(cf, *index);
   if (refused) {
     result.notes.push_back("lazy twins: " + *refused);
@@ -305,7 +305,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
-    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index, result); !s)
+    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index,
+                                    options.lazy_twins_raise_version, result);
+        !s)
       return s.error().in(result.class_name);
   }
   auto bytes = cf.write();

@@ -133,6 +133,10 @@ struct RewriteOptions {
   // shape fails with IllegalAccessError at its first sample. Not owned; read-only while
   // rewriting, so one index may serve many threads.
   const ClassIndex* class_index = nullptr;
+  // With lazy_twins: a class of version 50-54 is raised to 55 so that it may host the nest
+  // (the output then needs Java 11). false: such a class keeps its twins, and the output runs
+  // wherever the input ran (what `duplex instrument` does unless given --lazy-twins).
+  bool lazy_twins_raise_version = true;
 };
 
 // RewriteOptions::lazy_twins: the twin class of class `a/b/C` is `a/b/C$DuplexTwins`.

@@ -77,7 +77,10 @@ class TwinCheck {
       if (package_of(a) == package_of(name_)) continue;
       const IndexedClass* c = index.find(a);
       if (!c) {  // java/lang/Object without its class file
-        for (std::string_view sig : kObjectProtected) protected_elsewhere_.insert(std::string(sig));
+        for (std::string_view sig : kObjectProtected) {
+          protected_elsewhere_.insert(std::string(sig));
+          protected_names_.insert(std::string(sig.substr(0, sig.find(':'))));
+        }
         continue;
       }
       for (const auto& [sig, flags] : c->members) {
@@ -86,6 +89,7 @@ class TwinCheck {
           protected_constructors_.insert(a + '.' + sig);
         } else {
           protected_elsewhere_.insert(sig);
+          protected_names_.insert(sig.substr(0, sig.find(':')));
         }
       }
     }
@@ -100,6 +104,8 @@ class TwinCheck {
                                               ':' + std::string(ref.descriptor));
     }
     if (!ref.owner.empty() && ref.owner[0] == '[') return false;  // an array's clone is public
+    // Most names match none: those are answered without building the key.
+    if (!protected_names_.contains(ref.name)) return false;
     return protected_elsewhere_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
   }
 
@@ -210,8 +216,9 @@ class TwinCheck {
   std::vector<BootstrapMethod> bootstraps_;
   bool exact_ = false;  // a class index told the superclasses apart
   std::set<std::string> ancestors_;
-  std::set<std::string> protected_elsewhere_;     // "name:descriptor"
-  std::set<std::string> protected_constructors_;  // "owner.<init>:descriptor"
+  std::set<std::string> protected_elsewhere_;           // "name:descriptor"
+  std::set<std::string, std::less<>> protected_names_;  // their names
+  std::set<std::string> protected_constructors_;        // "owner.<init>:descriptor"
 };
 
 // Code that version 50 accepts but 55 does not, in one method of a class raised to 55.
@@ -459,13 +466,18 @@ Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t tw
 
 }  // namespace
 
-std::optional<std::string> twin_nest_refused(const ClassFile& host) {
+std::optional<std::string> twin_nest_refused(const ClassFile& host, bool may_raise) {
   if (host.access_flags & (access::kInterface | access::kModule))
     return "an interface keeps its twins";
   if (host.major_version < 50) return "a class before version 50 (no frames) keeps its twins";
   if (host.find_attribute(host.attributes, "NestHost"))
     return "a member of another class's nest keeps its twins";
   if (host.major_version >= kNestVersion) return std::nullopt;
+  if (!may_raise) {
+    return "a class before version 55 keeps its twins (moving them would raise it to 55): "
+           "version " +
+           std::to_string(host.major_version);
+  }
   for (const Member& m : host.methods) {
     if (auto why = refused_at_nest_version(host, m)) {
       return "version " + std::to_string(host.major_version) +

@@ -28,7 +28,8 @@ namespace duplex {
 // Why `host` keeps all its twins, or nullopt: an interface or module; a class before version
 // 50 (no frames) or already in another class's nest; or, from 50 to 54, code that version 55
 // would refuse (jsr/ret, branches without a StackMapTable, a non-static <clinit>).
-std::optional<std::string> twin_nest_refused(const ClassFile& host);
+// With `may_raise` false, a class of version 50 to 54 keeps its twins too.
+std::optional<std::string> twin_nest_refused(const ClassFile& host, bool may_raise = true);
 
 // An instruction of a twin that only the host may run (a call bound to the host, or a member
 // that may be protected, reached as the host's subclass privilege): the twin class calls a

@@ -52,18 +52,19 @@ const char* const kInstrumentHelp =
     "                        shared one: every method is sampled at its own rate, closer\n"
     "                        profiles from fewer samples; outline layout without --check\n"
     "                        local\n"
-    "  --lazy-twins          outlined twins go into a nestmate class `CLASS$DuplexTwins`\n"
-    "                        written beside each class, which the JVM loads only when the\n"
-    "                        class first samples: less to load and verify in runs that\n"
-    "                        sample few classes; classes of version 50-54 are raised to 55,\n"
-    "                        so the output needs Java 11 or later. A class index of the\n"
-    "                        input, --classpath and the JDK tells which members are\n"
-    "                        protected in a superclass of another package (those need\n"
-    "                        the class itself); a class whose superclasses are not all\n"
-    "                        there keeps its twins\n"
-    "  --classpath PATHS     with --lazy-twins: jars, jmods and class directories (':'\n"
-    "                        between them) where the input's superclasses may be\n"
-    "  --java-home DIR       with --lazy-twins: the JDK whose jmods hold the JDK's classes\n"
+    "  Lazy twins (the default for a jar or a directory in the outline and handback\n"
+    "  layouts): the twins of a class of version 55 (Java 11) or later go into a nestmate\n"
+    "  class `CLASS$DuplexTwins` written beside it, which the JVM loads only when the class\n"
+    "  first samples: less to load and verify in runs that sample few classes. A class index\n"
+    "  of the input, --classpath and the JDK tells which members are protected in a\n"
+    "  superclass of another package (only the class itself may reach those); a class whose\n"
+    "  superclasses are not all there keeps its twins.\n"
+    "  --lazy-twins          lazy twins for every input, classes of version 50-54 included:\n"
+    "                        they are raised to 55, so the output needs Java 11 or later\n"
+    "  --eager-twins         no lazy twins: every class keeps its twins\n"
+    "  --classpath PATHS     jars, jmods and class directories (':' between them) where the\n"
+    "                        input's superclasses may be, for the class index\n"
+    "  --java-home DIR       the JDK whose jmods hold the JDK's classes, for the class index\n"
     "                        (default: $JAVA_HOME, else the java on PATH)\n"
     "  --jobs N              threads that rewrite and compress the classes of a jar\n"
     "                        (default: one per hardware thread); the output is the same\n"
@@ -81,6 +82,7 @@ namespace {
 
 struct InstrumentArgs {
   std::string input, output;
+  enum class Twins { kDefault, kLazy, kEager } twins = Twins::kDefault;
   std::string profile = "call-edge,field-access";
   bool quiet = false;
   bool list_methods = false;
@@ -100,6 +102,24 @@ std::vector<std::string> split_list(const std::string& text) {
   }
   if (!cur.empty()) out.push_back(cur);
   return out;
+}
+
+// Lazy twins: --lazy-twins everywhere (raising versions 50-54 to 55); by default, for a jar or
+// a directory in a layout with twins, in the classes that need no raise; --eager-twins never.
+std::string place_twins(const InstrumentArgs& a, InstrumentOptions& options) {
+  using Twins = InstrumentArgs::Twins;
+  if (a.twins == Twins::kLazy && !options.rewrite.outline)
+    return "--lazy-twins needs twins: the outline or handback layout, not inline";
+  bool single_class = a.input.size() > 6 && a.input.substr(a.input.size() - 6) == ".class";
+  Mode m = options.rewrite.mode;
+  bool makes_twins = m != Mode::kNoDup && m != Mode::kExhaustive && options.rewrite.outline;
+  options.rewrite.lazy_twins =
+      a.twins == Twins::kLazy || (a.twins == Twins::kDefault && makes_twins && !single_class);
+  options.rewrite.lazy_twins_raise_version = a.twins == Twins::kLazy;
+  if (!options.rewrite.lazy_twins && (!options.class_path.empty() || !options.java_home.empty()))
+    return "--classpath and --java-home only serve lazy twins (not with --eager-twins, the "
+           "inline layout, No-Duplication, Exhaustive or a single class file)";
+  return {};
 }
 
 // Parses the command line into `a` and `options`; returns a usage message on error.
@@ -165,8 +185,12 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       for (char& c : options.rewrite.runtime_class) c = c == '.' ? '/' : c;
     } else if (arg == "--method-counters") {
       options.rewrite.method_counters = true;
-    } else if (arg == "--lazy-twins") {
-      options.rewrite.lazy_twins = true;
+    } else if (arg == "--lazy-twins" || arg == "--eager-twins") {
+      auto twins =
+          arg == "--lazy-twins" ? InstrumentArgs::Twins::kLazy : InstrumentArgs::Twins::kEager;
+      if (a.twins != InstrumentArgs::Twins::kDefault && a.twins != twins)
+        return "--lazy-twins and --eager-twins exclude each other";
+      a.twins = twins;
     } else if (arg == "--classpath") {
       if (!value(v) || v.empty()) return "option --classpath needs paths";
       for (size_t start = 0; start <= v.size();) {
@@ -192,11 +216,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
     }
   }
   if (auto why = method_counters_unsupported(options.rewrite)) return "--method-counters: " + *why;
-  if (options.rewrite.lazy_twins && !options.rewrite.outline)
-    return "--lazy-twins needs twins: the outline or handback layout, not inline";
-  if (!options.rewrite.lazy_twins && (!options.class_path.empty() || !options.java_home.empty()))
-    return "--classpath and --java-home only serve --lazy-twins";
   if (a.input.empty()) return "missing input (a jar, a directory or a .class file)";
+  if (auto why = place_twins(a, options); !why.empty()) return why;
   if (a.output.empty()) return "missing -o OUT";
   for (const std::string& name : split_list(a.profile)) {
     auto inst = make_builtin_instrumentation(name);
@@ -234,7 +255,7 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   if (s.classes_excluded)
     out << "  excluded by --include/--exclude: " << s.classes_excluded << "\n";
   if (s.twin_classes || !s.twins_kept_by_reason.empty()) {
-    out << "  twin classes (--lazy-twins): " << s.twin_classes << ", holding " << s.twins_moved
+    out << "  twin classes (lazy twins): " << s.twin_classes << ", holding " << s.twins_moved
         << " twins\n";
   }
   for (const auto& [reason, n] : s.twins_kept_by_reason) {

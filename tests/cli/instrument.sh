@@ -92,7 +92,7 @@ echo "ok multi-release: versioned classes rewritten, other entries identical, sa
 
 # --- lazy twins: each twin class beside its host, the same output and the same profile ---
 "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-lazy.jar" --lazy-twins >"$tmp/lazy.log" 2>&1
-grep -q 'twin classes (--lazy-twins): [1-9]' "$tmp/lazy.log" || fail "lazy summary: $(cat "$tmp/lazy.log")"
+grep -q 'twin classes (lazy twins): [1-9]' "$tmp/lazy.log" || fail "lazy summary: $(cat "$tmp/lazy.log")"
 unzip -Z1 "$tmp/mr-lazy.jar" | grep -qx 'lib/Counter\$DuplexTwins.class' ||
   fail "no twin class beside lib/Counter: $(unzip -Z1 "$tmp/mr-lazy.jar")"
 unzip -Z1 "$tmp/mr-lazy.jar" | grep -q '^META-INF/versions/11/.*DuplexTwins' &&
@@ -105,6 +105,28 @@ keys "$tmp/mr-lazy.xml" >"$tmp/lazy.keys"
 [ -s "$tmp/eager.keys" ] && cmp -s "$tmp/eager.keys" "$tmp/lazy.keys" ||
   fail "lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/lazy.keys" | head -5)"
 echo "ok --lazy-twins: twin classes beside their hosts, same output, same interval-1 profile"
+
+# --- lazy twins' class index: its size in the summary; a JDK without jmods is a note, a class
+# path that cannot be read an error, and both options need --lazy-twins ---
+grep -q 'class index: [1-9][0-9]* classes' "$tmp/lazy.log" || fail "no class index in: $(cat "$tmp/lazy.log")"
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-nojdk.jar" --lazy-twins --java-home "$tmp/no-jdk" >"$tmp/nojdk.log" 2>&1 ||
+  fail "--java-home without jmods failed: $(cat "$tmp/nojdk.log")"
+grep -q "class index: no JDK classes: $tmp/no-jdk/jmods/java.base.jmod" "$tmp/nojdk.log" ||
+  fail "no note for a JDK without jmods: $(cat "$tmp/nojdk.log")"
+if "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-cp.jar" --lazy-twins --classpath "$tmp/none.jar" >"$tmp/cp.log" 2>&1; then
+  fail "an unreadable --classpath entry was accepted"
+fi
+grep -q "class path: $tmp/none.jar" "$tmp/cp.log" || fail "--classpath error: $(cat "$tmp/cp.log")"
+[ ! -e "$tmp/mr-cp.jar" ] || fail "output written despite the --classpath error"
+if "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-cp.jar" --eager-twins --classpath "$tmp/mr.jar" >"$tmp/cp.log" 2>&1; then
+  fail "--classpath with --eager-twins was accepted"
+fi
+grep -q -- "--classpath and --java-home only serve lazy twins" "$tmp/cp.log" || fail "$(cat "$tmp/cp.log")"
+if "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-cp.jar" --eager-twins --lazy-twins >"$tmp/cp.log" 2>&1; then
+  fail "--eager-twins with --lazy-twins was accepted"
+fi
+grep -q -- "--lazy-twins and --eager-twins exclude each other" "$tmp/cp.log" || fail "$(cat "$tmp/cp.log")"
+echo "ok --lazy-twins class index: summary, --java-home without jmods, --classpath errors"
 
 # --- fat jar ---
 "$duplex" instrument "$tmp/fat.jar" -o "$tmp/fat-out.jar" >"$tmp/fat.log" 2>&1

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "classfile/archive.h"
+#include "test_support.h"
 
 namespace fs = std::filesystem;
 using duplex::DosTime;
@@ -720,4 +721,30 @@ TEST_CASE("directory trees are listed sorted and relative to the root", "[archiv
   auto file = duplex::list_files(tmp / "root/top.txt");
   REQUIRE_FALSE(file.ok());
   CHECK_THAT(file.error().message(), Catch::Contains("top.txt: not a directory"));
+}
+
+TEST_CASE("a jmod opens past its JM header; other files are refused clearly", "[archive]") {
+  const std::string base = std::string(duplex::test::kJmods) + "/java.base.jmod";
+  auto jmod = JarReader::open_jmod(base);
+  REQUIRE(jmod.ok());
+  const JarEntry* object = jmod->find("classes/java/lang/Object.class");
+  REQUIRE(object != nullptr);
+  auto bytes = jmod->read(*object);
+  REQUIRE(bytes.ok());
+  REQUIRE(bytes->size() > 4);
+  CHECK((*bytes)[0] == 0xCA);
+  CHECK((*bytes)[1] == 0xFE);
+
+  duplex::test::TempDir dir;
+  const std::string plain = (dir.path() / "plain.jmod").string();
+  duplex::test::write_file(plain, {'P', 'K', 3, 4, 0, 0});
+  auto refused = JarReader::open_jmod(plain);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message().find("not a jmod (no JM header)") != std::string::npos);
+  const std::string headless = (dir.path() / "headless.jmod").string();
+  duplex::test::write_file(headless, {'J', 'M', 1, 0, 'x', 'y'});
+  auto broken = JarReader::open_jmod(headless);
+  REQUIRE_FALSE(broken.ok());
+  CHECK(broken.error().message().find("not a readable jmod") != std::string::npos);
+  CHECK_FALSE(JarReader::open_jmod((dir.path() / "missing.jmod").string()).ok());
 }
