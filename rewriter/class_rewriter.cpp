@@ -97,32 +97,38 @@ void drop_entries_only_twins_use(ClassFile& cf) {
     cf.pool.keep_only(*used);
 }
 
-// RewriteOptions::lazy_twins: the twins that may leave go into the nestmate class, the others
-// stay (with a note saying why).
-Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
-                          const ClassIndex* index, bool raise_version, ClassRewrite& result) {
-  std::vector<MovingTwin> moving;
-  std::vector<AddedMethod> staying;
-  std::optional<std::string> refused = twin_nest_refused(cf, raise_version);
-  if (!refused && index) refused = superclasses_unknown(cf, *index);
+// RewriteOptions::lazy_twins: why the class keeps all its twins (then it is written exactly as
+// without lazy twins), or nullopt. Decided before the class gets its other members, none of
+// which changes the answer.
+std::optional<std::string> lazy_twins_refused(const ClassFile& cf, const RewriteOptions& options,
+                                              size_t twins, ClassRewrite& result) {
+  std::optional<std::string> refused = twin_nest_refused(cf, options.lazy_twins_raise_version);
+  if (!refused && options.class_index) refused = superclasses_unknown(cf, *options.class_index);
   if (refused) {
     result.notes.push_back("lazy twins: " + *refused);
-    result.twins_kept[refused->substr(0, refused->find(':'))] += twins.size();
-    staying = std::move(twins);
-  } else {
-    take_counters_table(cf, original_methods, twins);
-    std::vector<TwinVerdict> verdicts = judge_twins(cf, twins, index);
-    for (size_t i = 0; i < twins.size(); ++i) {
-      const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
-      if (const auto& why = verdicts[i].stays) {
-        result.notes.push_back("lazy twins: " + twins[i].name + twins[i].descriptor +
-                               " stays in the class: " + *why);
-        if (!table) ++result.twins_kept[*why];
-        staying.push_back(std::move(twins[i]));
-      } else {
-        result.twins_moved += table ? 0 : 1;
-        moving.push_back({std::move(twins[i]), std::move(verdicts[i].bridges)});
-      }
+    result.twins_kept[refused->substr(0, refused->find(':'))] += twins;
+  }
+  return refused;
+}
+
+// RewriteOptions::lazy_twins, in a class that may host a nest: the twins that may leave go
+// into the nestmate class, the others stay (with a note saying why).
+Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
+                          const ClassIndex* index, ClassRewrite& result) {
+  std::vector<MovingTwin> moving;
+  std::vector<AddedMethod> staying;
+  take_counters_table(cf, original_methods, twins);
+  std::vector<TwinVerdict> verdicts = judge_twins(cf, twins, index);
+  for (size_t i = 0; i < twins.size(); ++i) {
+    const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
+    if (const auto& why = verdicts[i].stays) {
+      result.notes.push_back("lazy twins: " + twins[i].name + twins[i].descriptor +
+                             " stays in the class: " + *why);
+      if (!table) ++result.twins_kept[*why];
+      staying.push_back(std::move(twins[i]));
+    } else {
+      result.twins_moved += table ? 0 : 1;
+      moving.push_back({std::move(twins[i]), std::move(verdicts[i].bridges)});
     }
   }
   if (auto s = append_twins(cf, staying); !s) return s;
@@ -284,7 +290,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (!result.changed) return result;
   // Lazy twins are sorted once the class has every other member (install_members).
-  const bool lazy = options.lazy_twins && options.outline && !added.empty();
+  const bool lazy = options.lazy_twins && options.outline && !added.empty() &&
+                    !lazy_twins_refused(cf, options, added.size(), result);
   if (!lazy) {
     if (auto s = append_twins(cf, added); !s) return s.error().in(result.class_name);
   }
@@ -305,9 +312,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
-    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index,
-                                    options.lazy_twins_raise_version, result);
-        !s)
+    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index, result); !s)
       return s.error().in(result.class_name);
   }
   auto bytes = cf.write();

@@ -403,3 +403,26 @@ TEST_CASE("lazy twins: with a class index, public inherited members need no brid
   CHECK(has_note(sub, "may be protected in a superclass of another package"));
   CHECK(bridges_taking(parsed(sub.bytes), "(Lp/Sub;)I") == 1);
 }
+
+TEST_CASE("lazy twins without raising versions: an older class is written as without them",
+          "[rewriter][lazy-twins]") {
+  // duplex instrument's default: lazy twins only where the class is of version 55 or later.
+  RewriteOptions no_raise = options(true);
+  no_raise.lazy_twins_raise_version = false;
+  const auto& release8 = compiled(8).at("p/Host");
+  auto kept = rewrite_class(release8, no_raise);
+  auto eager = rewrite_class(release8, options(false));
+  REQUIRE(kept.ok());
+  REQUIRE(eager.ok());
+  CHECK(kept->twin_class.empty());
+  CHECK(kept->bytes == eager->bytes);  // byte for byte: members in the same order
+  CHECK(has_note(*kept, "a class before version 55 keeps its twins"));
+  size_t twins = 0;
+  for (const MethodReport& m : eager->methods) twins += m.twin_code_size > 0;
+  CHECK(twins == 3);  // twice, sum and count
+  CHECK(kept->twins_kept.begin()->second == twins);
+
+  auto moved = rewrite_class(compiled(17).at("p/Host"), no_raise);
+  REQUIRE(moved.ok());
+  CHECK_FALSE(moved->twin_class.empty());
+}
