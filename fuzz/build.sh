@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets without meson: clang++ with libFuzzer, ASan and UBSan, the
-# class-file and rewriter sources compiled in (instrumented), archive.cpp left out (no libzip
-# needed).
+# class-file and rewriter sources compiled in (instrumented), archive.cpp and class_index_io.cpp
+# left out (no libzip needed).
 #
 #   fuzz/build.sh [OUTDIR]     (default: build-fuzz; OUTDIR/fuzz_classfile, OUTDIR/fuzz_rewriter)
 #
@@ -25,7 +25,7 @@ sources_of() {
 # Compile (JOBS at a time), then link.
 : > "$out/obj/list"
 classfile_objs="" rewriter_objs=""
-for s in $(sources_of classfile | grep -v '^archive\.cpp$'); do
+for s in $(sources_of classfile | grep -v -e '^archive\.cpp$' -e '^class_index_io\.cpp$'); do
   classfile_objs="$classfile_objs $out/obj/${s%.cpp}.o"
   echo "$root/classfile/$s $out/obj/${s%.cpp}.o" >> "$out/obj/list"
 done
