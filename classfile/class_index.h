@@ -62,7 +62,7 @@ class ClassIndex {
 };
 
 // The classes of a JDK, read on demand from its jmods (JAVA_HOME/jmods/*.jmod): java.base
-// first, the other modules only when a class is not there.
+// first, the other modules only when a class is not there. Not for several threads at once.
 class JdkClasses {
  public:
   // Fails when `java_home` has no jmods directory with a readable java.base.jmod.

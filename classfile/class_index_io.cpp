@@ -33,15 +33,21 @@ Status add_archive_part(ClassIndex& index, const JarReader& archive, std::string
   return Ok{};
 }
 
-// Every class entry of the jar or jmod at `path`, inflated and parsed on `threads` threads,
-// each with its own reader (libzip handles are not thread-safe).
+// Every class entry of the jar or jmod at `path`, inflated and parsed on up to `threads`
+// threads (one per 256 classes at most), each with its own reader (libzip handles are not
+// thread-safe).
 Status add_archive(ClassIndex& index, const std::string& path, bool jmod, unsigned threads) {
   auto open = [&] { return jmod ? JarReader::open_jmod(path) : JarReader::open(path); };
   std::string_view prefix = jmod ? kJmodClasses : "";
-  threads = std::max(1u, threads);
+  auto first = open();
+  if (!first) return first.error();
+  size_t classes = std::count_if(first->entries().begin(), first->entries().end(),
+                                 [](const JarEntry& e) { return is_class_entry(e.name); });
+  threads = static_cast<unsigned>(std::clamp<size_t>(classes / 256, 1, std::max(1u, threads)));
   std::vector<ClassIndex> parts(threads);
   std::vector<Status> status(threads, Ok{});
   auto work = [&](unsigned t) {
+    if (t == 0) return void(status[0] = add_archive_part(parts[0], *first, prefix, 0, threads));
     auto archive = open();
     status[t] = archive ? add_archive_part(parts[t], *archive, prefix, t, threads)
                         : Status(archive.error());
