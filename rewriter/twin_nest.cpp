@@ -474,8 +474,8 @@ std::optional<std::string> twin_nest_refused(const ClassFile& host, bool may_rai
     return "a member of another class's nest keeps its twins";
   if (host.major_version >= kNestVersion) return std::nullopt;
   if (!may_raise) {
-    return "a class before version 55 keeps its twins (moving them would raise it to 55): "
-           "version " +
+    return "a class before version 55 keeps its twins (--lazy-twins moves them, raising it "
+           "to 55): version " +
            std::to_string(host.major_version);
   }
   for (const Member& m : host.methods) {
