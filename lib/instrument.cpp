@@ -273,12 +273,13 @@ class PathInstrumenter {
   }
 
  private:
-  // The lazy twins' class index: the input, the class path, then the JDK's superclasses of
-  // them all. An unreadable class-path entry is an error (the user named it); a JDK without
-  // jmods is a note (classes extending JDK classes then keep their twins).
+  // The lazy twins' class index: the input (with the jars it holds: those are rewritten too),
+  // the class path, then the JDK's superclasses of them all. An unreadable class-path entry is
+  // an error (the user named it); a JDK without jmods is a note (classes extending JDK
+  // classes then keep their twins).
   Status build_class_index(const std::string& input) {
     index_ = std::make_unique<ClassIndex>();
-    if (auto s = index_->add_path(input, jobs_); !s) return s;
+    if (auto s = index_input(input, 0); !s) return s;
     for (const std::string& p : options_.class_path) {
       if (auto s = index_->add_path(p, jobs_); !s)
         return Error::plain("class path: " + s.error().message());
@@ -297,6 +298,38 @@ class PathInstrumenter {
     }
     summary_.index_classes = index_->size();
     options_.rewrite.class_index = index_.get();
+    return Ok{};
+  }
+
+  // Adds `path` to the index, and the jars inside it as rewrite_tree and rewrite_nested_jar
+  // find them (a jar in a directory, a jar in a jar), `depth` levels down already.
+  Status index_input(const std::string& path, int depth) {
+    constexpr int kMaxNesting = 8;  // deeper than any real fat jar; a zip quine stops here
+    if (auto s = index_->add_path(path, jobs_); !s) return s;
+    std::error_code ec;
+    if (depth >= kMaxNesting) return Ok{};
+    if (fs::is_directory(path, ec)) {
+      auto files = list_files(path);
+      if (!files) return files.error();
+      for (const std::string& f : *files) {
+        if (!is_jar_name(f)) continue;
+        if (auto s = index_input((fs::path(path) / f).string(), depth + 1); !s) return s;
+      }
+      return Ok{};
+    }
+    if (!is_jar_name(path) && depth == 0 && path.ends_with(".class")) return Ok{};
+    auto jar = JarReader::open(path);
+    if (!jar) return jar.error();
+    for (const JarEntry& e : jar->entries()) {
+      if (e.is_directory || !is_jar_name(e.name)) continue;
+      auto bytes = jar->read(e);
+      if (!bytes) return bytes.error();
+      TempFile nested;
+      if (nested.path().empty()) return Error::plain("cannot create a temp file");
+      if (auto s = write_file_atomic(nested.path(), *bytes); !s) return s;
+      if (auto s = index_input(nested.path(), depth + 1); !s)
+        return Error::plain(path + "!/" + e.name + ": " + s.error().message());
+    }
     return Ok{};
   }
 

@@ -136,6 +136,22 @@ unzip -p "$tmp/fat-out.jar" BOOT-INF/lib/lib.jar >"$tmp/inner.jar"
 check_entries "$tmp/lib.jar" "$tmp/inner.jar" no || fail "nested jar entries"
 echo "ok fat jar: the nested jar's classes rewritten too, other entries identical"
 
+# --- fat jar, Java 11 classes: the class index reads the nested jar too, so a class whose
+# superclass is there gets lazy twins beside it in the nested jar ---
+mkdir -p "$tmp/src-n/lib2" "$tmp/n11" "$tmp/fat11/BOOT-INF/lib"
+printf 'package lib2;\npublic class Base { public int n; }\n' >"$tmp/src-n/lib2/Base.java"
+printf 'package lib2;\npublic class Derived extends Base {\n  public void add(int k) { for (int i = 0; i < k; i++) n += i; }\n}\n' \
+  >"$tmp/src-n/lib2/Derived.java"
+javac --release 11 -d "$tmp/n11" "$tmp/src-n/lib2/Base.java" "$tmp/src-n/lib2/Derived.java"
+(cd "$tmp" && jar --create --file fat11/BOOT-INF/lib/lib2.jar -C n11 . &&
+  jar --create --file fat11.jar -C classes . -C fat11 .)
+"$duplex" instrument "$tmp/fat11.jar" -o "$tmp/fat11-out.jar" >"$tmp/fat11.log" 2>&1 || fail "$(cat "$tmp/fat11.log")"
+unzip -p "$tmp/fat11-out.jar" BOOT-INF/lib/lib2.jar >"$tmp/inner11.jar"
+unzip -Z1 "$tmp/inner11.jar" | grep -qx 'lib2/Derived\$DuplexTwins.class' ||
+  fail "no twin class beside lib2/Derived in the nested jar: $(cat "$tmp/fat11.log")"
+grep -q 'not all in the class index' "$tmp/fat11.log" && fail "nested jar not indexed: $(cat "$tmp/fat11.log")"
+echo "ok fat jar of Java 11 classes: the nested jar indexed, its class's twins in a twin class"
+
 # --- signed jar ---
 "$duplex" instrument "$tmp/signed.jar" -o "$tmp/signed-out.jar" >"$tmp/signed.log" 2>&1
 grep -q 'jar signature removed' "$tmp/signed.log" || fail "summary does not say the signature was removed"
