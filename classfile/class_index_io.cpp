@@ -63,10 +63,6 @@ Status add_archive(ClassIndex& index, const std::string& path, bool jmod, unsign
   return Ok{};
 }
 
-bool ends_with(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
 }  // namespace
 
 Status ClassIndex::add_path(const std::string& path, unsigned threads) {
@@ -82,10 +78,10 @@ Status ClassIndex::add_path(const std::string& path, unsigned threads) {
     }
     return Ok{};
   }
-  if (ends_with(path, ".jmod")) {
+  if (path.ends_with(".jmod")) {
     return add_archive(*this, path, /*jmod=*/true, threads);
   }
-  if (ends_with(path, kClassSuffix)) {
+  if (path.ends_with(kClassSuffix)) {
     auto bytes = read_file(path);
     if (!bytes) return bytes.error();
     if (!add(*bytes)) return Error::plain(path + ": not a readable class file");
@@ -117,7 +113,7 @@ Result<JdkClasses> JdkClasses::open(const std::string& java_home) {
   std::error_code ec;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     std::string p = e.path().string();
-    if (ends_with(p, ".jmod") && e.path().filename() != "java.base.jmod") others.push_back(p);
+    if (p.ends_with(".jmod") && e.path().filename() != "java.base.jmod") others.push_back(p);
   }
   std::sort(others.begin(), others.end());
   return JdkClasses(std::unique_ptr<Modules>(

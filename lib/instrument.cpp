@@ -317,7 +317,7 @@ class PathInstrumenter {
       }
       return Ok{};
     }
-    if (!is_jar_name(path) && depth == 0 && path.ends_with(".class")) return Ok{};
+    if (path.ends_with(".class")) return Ok{};  // a single class input holds no jar
     auto jar = JarReader::open(path);
     if (!jar) return jar.error();
     for (const JarEntry& e : jar->entries()) {

@@ -290,8 +290,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (!result.changed) return result;
   // Lazy twins are sorted once the class has every other member (install_members).
-  const bool lazy = options.lazy_twins && options.outline && !added.empty() &&
-                    !lazy_twins_refused(cf, options, added.size(), result);
+  bool lazy = options.lazy_twins && options.outline && !added.empty();
+  if (lazy && lazy_twins_refused(cf, options, added.size(), result)) lazy = false;
   if (!lazy) {
     if (auto s = append_twins(cf, added); !s) return s.error().in(result.class_name);
   }

@@ -110,7 +110,7 @@ std::string place_twins(const InstrumentArgs& a, InstrumentOptions& options) {
   using Twins = InstrumentArgs::Twins;
   if (a.twins == Twins::kLazy && !options.rewrite.outline)
     return "--lazy-twins needs twins: the outline or handback layout, not inline";
-  bool single_class = a.input.size() > 6 && a.input.substr(a.input.size() - 6) == ".class";
+  bool single_class = a.input.ends_with(".class");
   Mode m = options.rewrite.mode;
   bool makes_twins = m != Mode::kNoDup && m != Mode::kExhaustive && options.rewrite.outline;
   options.rewrite.lazy_twins =
