@@ -25,7 +25,9 @@ bool ClassIndex::add(std::span<const uint8_t> class_bytes) {
     c.conflicting = true;
   }
   for (const auto* members : {&cf->fields, &cf->methods}) {
-    for (const Member& m : *members) c.members[signature(*cf, m)] |= m.access_flags;
+    for (const Member& m : *members) {
+      if (m.access_flags & access::kProtected) c.protected_members.insert(signature(*cf, m));
+    }
   }
   return true;
 }
@@ -37,7 +39,7 @@ void ClassIndex::merge(ClassIndex&& other) {
     IndexedClass& ours = it->second;
     ours.conflicting =
         ours.conflicting || theirs.conflicting || ours.super_name != theirs.super_name;
-    for (const auto& [sig, flags] : theirs.members) ours.members[sig] |= flags;
+    ours.protected_members.merge(theirs.protected_members);
   }
   other.classes_.clear();
 }

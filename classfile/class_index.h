@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "classfile/error.h"
@@ -19,9 +20,10 @@ namespace duplex {
 struct IndexedClass {
   std::string super_name;    // empty for java/lang/Object (and module-info)
   bool conflicting = false;  // versions (of a multi-release jar) name different superclasses
-  // "name:descriptor" of every declared field and method, with its access flags; the union
-  // over versions, their flags or-ed (so a member protected in any version reads protected).
-  std::unordered_map<std::string, uint16_t> members;
+  // "name:descriptor" of the fields and methods it declares protected, in any version (the
+  // only members whose access a nestmate's code can differ on: see rewriter/twin_nest.cpp).
+  // Other members are not kept: an index of a big class path stays small.
+  std::unordered_set<std::string> protected_members;
 };
 
 // The superclasses above a class, nearest first.
@@ -46,8 +48,8 @@ class ClassIndex {
   // multi-release jar included; classes that do not parse are skipped. A jar's or jmod's
   // classes are inflated and parsed on `threads` threads; the index is the same for any number.
   Status add_path(const std::string& path, unsigned threads = 1);
-  // Adds `other`'s classes as add() would have (members or-ed, differing superclasses marked
-  // conflicting); `other` is left empty.
+  // Adds `other`'s classes as add() would have (protected members joined, differing
+  // superclasses marked conflicting); `other` is left empty.
   void merge(ClassIndex&& other);
 
   const IndexedClass* find(std::string_view internal_name) const;

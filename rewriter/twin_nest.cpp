@@ -83,8 +83,7 @@ class TwinCheck {
         }
         continue;
       }
-      for (const auto& [sig, flags] : c->members) {
-        if (!(flags & access::kProtected)) continue;
+      for (const std::string& sig : c->protected_members) {
         if (sig.starts_with("<init>:")) {
           protected_constructors_.insert(a + '.' + sig);
         } else {

@@ -382,6 +382,30 @@ TEST_CASE("lazy twins: a class index finds the protected members no single class
   CHECK(has_note(unknown, "not all in the class index: q/Grandparent"));
 }
 
+TEST_CASE("class index: a class's superclass and its protected members, nothing else",
+          "[rewriter][lazy-twins]") {
+  const Classes& classes = compiled(17);
+  ClassIndex index;
+  REQUIRE(index.add(classes.at("q/Grandparent")));
+  const IndexedClass* g = index.find("q/Grandparent");
+  REQUIRE(g != nullptr);
+  CHECK(g->super_name == "java/lang/Object");
+  // Not its public constructor.
+  CHECK(g->protected_members ==
+        std::unordered_set<std::string>{"counter:I", "field:I", "helper:(I)I"});
+  // Merged from another index (another thread's share of a jar): the same class twice is one.
+  ClassIndex other;
+  REQUIRE(other.add(classes.at("q/Grandparent")));
+  REQUIRE(other.add(classes.at("q/Parent")));
+  index.merge(std::move(other));
+  CHECK(index.size() == 2);
+  CHECK(index.find("q/Parent")->protected_members.empty());
+  CHECK(index.find("q/Grandparent")->protected_members.size() == 3);
+  CHECK_FALSE(index.find("q/Grandparent")->conflicting);
+  CHECK(index.ancestry_from("q/Parent").chain ==
+        std::vector<std::string>{"q/Parent", "q/Grandparent", "java/lang/Object"});
+}
+
 TEST_CASE("lazy twins: with a class index, public inherited members need no bridge",
           "[rewriter][lazy-twins]") {
   // Sub extends java.util.ArrayList: with the JDK's classes, super.size() still needs its
