@@ -189,7 +189,9 @@ for level in 0 6 9; do
   diff -r "$tmp/unz-1" "$tmp/unz-$level" >/dev/null || fail "--deflate-level $level: other entries than level 1"
 done
 [ "$(wc -c <"$tmp/mr-l0.jar")" -gt "$(wc -c <"$tmp/mr-l9.jar")" ] || fail "--deflate-level 0 is not larger than 9"
-echo "ok --deflate-level 0, 1, 6, 9: the same entries"
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-default.jar" --quiet
+cmp -s "$tmp/mr-default.jar" "$tmp/mr-l0.jar" || fail "the default is not --deflate-level 0"
+echo "ok --deflate-level 0, 1, 6, 9: the same entries; 0 is the default"
 
 # --- directory and single class ---
 "$duplex" instrument "$tmp/classes" -o "$tmp/dir-out" --quiet
