@@ -461,11 +461,13 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
 
 
 def interleaved_cpu(w: Workload, extra: List[Path], names: List[str], reps: int,
-                    run_one: Callable[[str, int], RunResult], size: str) -> Dict[str, List[float]]:
-    """Whole runs side by side: each repetition runs the uninstrumented program ("base") and
-    every configuration in `names` once (`run_one(name, repetition)`, which checks its run), in
-    an order shuffled by the repetition's number, so that slow drifts of the machine hit all of
-    them alike. Returns the CPU seconds of each, by name."""
+                    run_one: Callable[[str, int], RunResult], size: str,
+                    base_opts: Optional[List[str]] = None) -> Dict[str, List[float]]:
+    """Whole runs side by side: each repetition runs the uninstrumented program ("base", with
+    the JVM options `base_opts`) and every configuration in `names` once (`run_one(name,
+    repetition)`, which checks its run), in an order shuffled by the repetition's number, so
+    that slow drifts of the machine hit all of them alike. Returns the CPU seconds of each, by
+    name."""
     import random
     cpu = {"base": []}
     cpu.update({n: [] for n in names})
@@ -474,7 +476,7 @@ def interleaved_cpu(w: Workload, extra: List[Path], names: List[str], reps: int,
         random.Random(rep).shuffle(order)
         for n in order:
             if n is None:
-                cpu["base"].append(run(w, extra, size=size).cpu)
+                cpu["base"].append(run(w, extra, jvm_opts=base_opts, size=size).cpu)
             else:
                 cpu[n].append(run_one(n, rep).cpu)
     return cpu

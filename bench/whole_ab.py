@@ -20,7 +20,11 @@ repetition's profile with the interval-1 profile of the same rewrite. --seeds N 
 first setting with N jitter seeds and reports their overlaps with the reference, with each
 other, and merged (`duplex merge`): if they disagree with each other as much as with the
 reference, its error is sampling noise that more samples remove, not a bias. Output is checked
-against the original's.
+against the original's. --cds runs every JVM, the uninstrumented one's too, from a dynamic
+class-data-sharing archive of its own jars (JDK 13+: one run with -XX:ArchiveClassesAtExit
+first, then -XX:SharedArchiveFile; a rewrite that counts events is archived by its interval-1
+run, so its twin classes are in the archive too): classes come parsed and verified from the
+archive, as a user who keeps an archive would run them.
 """
 
 import argparse
@@ -107,6 +111,8 @@ def main():
     add_common_arguments(ap)
     ap.add_argument("--mode", default="full")
     ap.add_argument("--seeds", type=int, default=0)
+    ap.add_argument("--cds", action="store_true",
+                    help="every JVM from a dynamic CDS archive made by one run of its own")
     ap.add_argument("--instrument-args", default="",
                     help="more `duplex instrument` options for the rewrite, e.g. --method-counters")
     a = ap.parse_args()
@@ -123,12 +129,15 @@ def main():
             rewrites[key] = {"jars": jars, "profiles": dest / "profiles"}
             rewrites[key]["profiles"].mkdir(parents=True, exist_ok=True)
     reference_output = benchlib.run(w, extra, size=a.size).output
+    base_opts = cds_archive(a, w, extra, "base", None, []) if a.cds else []
 
     def run(s, interval, settings_, name):
         rw = rewrites[s["rewrite"]]
         prof = rw["profiles"] / (name + ".xml")
-        r = benchlib.run(w, extra, rw["jars"], benchlib.runtime_opts(interval, prof, **settings_),
-                         size=a.size)
+        opts = benchlib.runtime_opts(interval, prof, **settings_)
+        if a.cds and "cds" not in rw:
+            rw["cds"] = cds_archive(a, w, extra, rewrite_name(*s["rewrite"]), rw["jars"], opts)
+        r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []), size=a.size)
         if not r.ok or r.output != reference_output:
             raise SystemExit("whole_ab.py: %s %s failed or its output differs" % (w.name, name))
         return r, prof
@@ -145,10 +154,12 @@ def main():
         first.setdefault(name, prof)
         return r
 
-    cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size)
+    cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size,
+                                   base_opts)
     base = statistics.median(cpu["base"])
-    print("\n%s (%s input), %s, %d repetitions; uninstrumented %.2f s CPU\n" % (
-        w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps, base))
+    print("\n%s (%s input), %s, %d repetitions%s; uninstrumented %.2f s CPU\n" % (
+        w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps,
+        ", each JVM from a CDS archive of its own" if a.cds else "", base))
     print("| setting | rewrite | overhead, median (range) | samples | overlap with interval 1 "
           "(CE / FA) |")
     print("| --- | --- | --- | --- | --- |")
@@ -162,6 +173,20 @@ def main():
             accuracy(ref, prof) if ref else "-"))
     if a.seeds:
         seeds(a.seeds, settings[0], run, rewrites[settings[0]["rewrite"]].get("ref"))
+
+
+def cds_archive(a, w, extra, name, jars, opts):
+    """The JVM options that run from a dynamic CDS archive of `jars` (None: the original's),
+    made here by one run with `opts`."""
+    archive = benchlib.cache_dir() / "whole-ab" / w.name / "cds" / (name + ".jsa")
+    archive.parent.mkdir(parents=True, exist_ok=True)
+    archive.unlink(missing_ok=True)
+    r = benchlib.run(w, extra, jars, opts + ["-XX:ArchiveClassesAtExit=%s" % archive],
+                     size=a.size)
+    if not r.ok or not archive.exists():
+        raise SystemExit("whole_ab.py: %s: no CDS archive for %s:\n%s" % (w.name, name,
+                                                                          r.stderr[-2000:]))
+    return ["-XX:SharedArchiveFile=%s" % archive]
 
 
 def seeds(n, setting, run, ref):
