@@ -71,7 +71,7 @@ const char* const kInstrumentHelp =
     "                        for every N\n"
     "  --deflate-level N     zlib level 0-9 of the rewritten classes in a jar (default 0:\n"
     "                        not compressed, the fastest to write and to load; 1 writes\n"
-    "                        about 2.5x fewer bytes, 6 about 10% fewer again)\n"
+    "                        2.5-3x fewer bytes, 6 about 10% fewer again)\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"

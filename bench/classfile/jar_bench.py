@@ -4,13 +4,17 @@ ClassReader -> ClassWriter(COMPUTE_FRAMES) jar-to-jar copy (AsmJarCopy.java), sa
 same run.
 
     bench/classfile/jar_bench.py --duplex build/tools/duplex [--old OLD_DUPLEX]
-        [--jobs 1,2] [--runs 7] [--jar /usr/share/java/h2.jar]
+        [--jobs 1,2] [--runs 7] [--jar /usr/share/java/h2.jar] [--deflate-level N]
 
 duplex is timed as a whole process (wall and user+sys CPU), once per run, best and median
 reported. `--old` times another duplex binary the same way (one without --jobs, say the state
 before a change), interleaved with the new one so both see the same machine load. ASM runs
 `--asm-passes` passes in one JVM: pass 1 is the cold one a command-line tool would see
-(without JVM start-up), the best later pass the warm one. Prints a markdown table."""
+(without JVM start-up), the best later pass the warm one. Prints a markdown table.
+
+ASM's copy is written by ZipOutputStream at zlib's level 6; duplex writes the rewritten classes
+uncompressed by default since 2026-11-27 (level 1 before): `--deflate-level 6` passes that
+level to every duplex binary, for output compressed alike."""
 import argparse
 import os
 import re
@@ -24,10 +28,12 @@ import time
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def run_duplex(binary, jar, out, jobs):
+def run_duplex(binary, jar, out, jobs, deflate_level=None):
     cmd = [binary, "instrument", jar, "-o", out, "--quiet"]
     if jobs is not None:
         cmd += ["--jobs", str(jobs)]
+    if deflate_level is not None:
+        cmd += ["--deflate-level", str(deflate_level)]
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     subprocess.run(cmd, check=True)
@@ -51,6 +57,8 @@ def main():
     ap.add_argument("--asm-passes", type=int, default=15)
     ap.add_argument("--jar", default="/usr/share/java/h2.jar")
     ap.add_argument("--asm-jar", default="/usr/share/java/asm.jar")
+    ap.add_argument("--deflate-level", type=int, choices=range(10),
+                    help="passed to duplex instrument (default: the binary's own default)")
     args = ap.parse_args()
 
     n = count_classes(args.jar)
@@ -63,7 +71,8 @@ def main():
     times = {c[0]: [] for c in configs}
     for r in range(args.runs):
         for label, binary, jobs in configs:
-            times[label].append(run_duplex(binary, args.jar, os.path.join(tmp, "out.jar"), jobs))
+            out = os.path.join(tmp, "out.jar")
+            times[label].append(run_duplex(binary, args.jar, out, jobs, args.deflate_level))
         print("run %d done" % (r + 1), file=sys.stderr)
 
     classes = os.path.join(tmp, "classes")

@@ -36,9 +36,10 @@ struct InstrumentOptions {
   unsigned jobs = 0;
   // zlib level (0-9) for the rewritten classes written into jars; other entries keep their
   // bytes or get classfile/archive.h's kJarDeflateLevel. 0 (deflate's stored blocks: no
-  // compression) by default: a rewritten jar is run, not shipped, and level 0 writes h2 in 60%
-  // of level 1's time and its classes load faster (whole runs 1-8 points less overhead), for
-  // 2.6x the bytes (docs/classfile-bench.md, "Stored by default").
+  // compression) by default: a rewritten jar is run, not shipped, and level 0 writes h2 with
+  // 60% of level 1's CPU time and its classes load faster (side by side, whole runs about 2
+  // points less overhead checks-only and 5 at Full @1000), for 2.6-3.1x the bytes
+  // (docs/classfile-bench.md, "Stored by default").
   int deflate_level = 0;
   // With rewrite.lazy_twins and no rewrite.class_index: instrument_path builds the class index
   // (RewriteOptions::class_index) from the input's own classes, these jars, jmods and
