@@ -260,7 +260,7 @@ class PathInstrumenter {
     Status status = Ok{};
     if (fs::is_directory(input, ec)) {
       status = rewrite_directory(input, output);
-    } else if (input.size() > 6 && input.substr(input.size() - 6) == ".class") {
+    } else if (input.ends_with(".class")) {
       status = rewrite_class_file(input, output);
     } else {
       total_ = 0;

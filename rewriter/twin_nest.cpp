@@ -33,12 +33,15 @@ class TwinCheck {
  public:
   TwinCheck(const ClassFile& host, const ClassIndex* index) : host_(host), name_(host.name()) {
     if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
-    for (const Member& f : host.fields) declared_.insert(signature(f));
-    for (const Member& m : host.methods) declared_.insert(signature(m));
     if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
       if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
     }
-    if (index) gather_inherited_protected(*index);
+    if (index) {
+      gather_inherited_protected(*index);
+    } else {  // only the rules without an index ask what the host declares
+      for (const Member& f : host.fields) declared_.insert(signature(f));
+      for (const Member& m : host.methods) declared_.insert(signature(m));
+    }
   }
 
   TwinVerdict judge(const AddedMethod& twin) {
@@ -152,15 +155,13 @@ class TwinCheck {
   bool needs_bridge(uint8_t opcode, const MemberRef& ref) const {
     if (opcode == op::kInvokeinterface) return false;
     if (opcode == op::kInvokespecial) return true;
+    const bool is_static =
+        opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
     if (exact_) {
       if (!may_be_inherited_protected(ref)) return false;
-      bool is_static =
-          opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
       return is_static || !ancestors_.contains(std::string(ref.owner));
     }
     if (ref.owner == name_) return !declared(ref);
-    bool is_static =
-        opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
     return is_static && ref.owner == super_name_ && package_of(super_name_) != package_of(name_);
   }
 
@@ -211,7 +212,7 @@ class TwinCheck {
   const ClassFile& host_;
   std::string name_;
   std::string super_name_;
-  std::set<std::string> declared_;  // "name:descriptor" of the host's fields and methods
+  std::set<std::string> declared_;  // without an index: "name:descriptor" of the host's members
   std::vector<BootstrapMethod> bootstraps_;
   bool exact_ = false;  // a class index told the superclasses apart
   std::set<std::string> ancestors_;
