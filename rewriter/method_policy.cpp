@@ -36,6 +36,10 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   // entry reads a flag and never counts, which is cheaper than any counting check
   // (docs/RESULTS.md: auto @1000 choosing No-Duplication for these measured slower than Full).
   bool sparse = back_edges == 0 && points <= kMaxNoDupPoints && !in.flag_checks;
+  // A class initializer runs once: however many checks No-Duplication puts in it, they run once
+  // (a loop's, once per iteration of that one run), while a copy of it is loaded and verified
+  // with every class. bcprov's and sunflow's static tables make <clinit> a quarter of their code.
+  if (in.runs_once) sparse = true;
   // A method with flag checks stays Full (or Partial) past an inlining size: No-Duplication
   // would put a counting check with its reset path at every point of a method so small that C2
   // inlines it everywhere, often into hot loops (sunflow's constructors of small vectors: auto
@@ -59,7 +63,8 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   }
   choice.rationale = "auto: " + std::to_string(points) + " point(s), " +
                      std::to_string(back_edges) + " back edge(s): " +
-                     (sparse           ? "few and loop-free, so no-duplication first"
+                     (in.runs_once     ? "a class initializer runs once, so no-duplication first"
+                      : sparse         ? "few and loop-free, so no-duplication first"
                       : in.flag_checks ? "small enough for flag checks, so full first"
                                        : "full first");
   if (inline_limit) {

@@ -26,6 +26,7 @@ struct PolicyInput {
   uint32_t code_size;
   const RewriteOptions& options;
   bool flag_checks;  // the method's checks would be flag checks (wants_flag_checks)
+  bool runs_once;    // a class initializer: the JVM runs it once per class
 };
 
 struct PolicyChoice {

@@ -529,6 +529,25 @@ TEST_CASE("auto keeps small flag-checked methods duplicated past the inlining si
   CHECK(n["<init>"].new_code_size <= 35);
 }
 
+TEST_CASE("auto guards a class initializer's events instead of duplicating it", "[rewriter]") {
+  // StaticInit's <clinit> has loops and several field writes: any other method of that shape
+  // gets Full-Duplication from auto. It runs once, so its checks run once; a copy of it would
+  // be loaded with the class for nothing. Mode full still duplicates it.
+  auto bytes = test::fixture_class("fixtures/StaticInit");
+  REQUIRE_FALSE(bytes.empty());
+  auto automatic = rewrite_class(bytes, options_for(Mode::kAuto, {"call-edge", "field-access"}));
+  REQUIRE(automatic.ok());
+  auto a = reports(automatic.value());
+  REQUIRE(a.count("<clinit>"));
+  CHECK(a["<clinit>"].applied == Transform::kNoDup);
+  CHECK(a["<clinit>"].reason.find("runs once") != std::string::npos);
+  auto full = rewrite_class(bytes, options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE(full.ok());
+  auto f = reports(full.value());
+  CHECK(f["<clinit>"].applied == Transform::kFull);
+  CHECK(a["<clinit>"].new_code_size < f["<clinit>"].new_code_size);
+}
+
 TEST_CASE("rewriting is deterministic", "[rewriter]") {
   for (Mode mode : {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly,
                     Mode::kAuto}) {
