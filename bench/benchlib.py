@@ -462,12 +462,14 @@ def run(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None,
 
 def interleaved_cpu(w: Workload, extra: List[Path], names: List[str], reps: int,
                     run_one: Callable[[str, int], RunResult], size: str,
-                    base_opts: Optional[List[str]] = None) -> Dict[str, List[float]]:
+                    base_opts: Optional[List[str]] = None,
+                    seen: Optional[Callable[[str, RunResult], None]] = None
+                    ) -> Dict[str, List[float]]:
     """Whole runs side by side: each repetition runs the uninstrumented program ("base", with
     the JVM options `base_opts`) and every configuration in `names` once (`run_one(name,
     repetition)`, which checks its run), in an order shuffled by the repetition's number, so
     that slow drifts of the machine hit all of them alike. Returns the CPU seconds of each, by
-    name."""
+    name; `seen(name, result)`, if given, sees every run, the uninstrumented ones as "base"."""
     import random
     cpu = {"base": []}
     cpu.update({n: [] for n in names})
@@ -475,11 +477,22 @@ def interleaved_cpu(w: Workload, extra: List[Path], names: List[str], reps: int,
         order = [None] + list(names)
         random.Random(rep).shuffle(order)
         for n in order:
-            if n is None:
-                cpu["base"].append(run(w, extra, jvm_opts=base_opts, size=size).cpu)
-            else:
-                cpu[n].append(run_one(n, rep).cpu)
+            r = run(w, extra, jvm_opts=base_opts, size=size) if n is None else run_one(n, rep)
+            cpu[n or "base"].append(r.cpu)
+            if seen:
+                seen(n or "base", r)
     return cpu
+
+
+# -XX:+CITime's report, on stderr (-XX:+DisplayVMOutputToStderr) so that the program's output
+# stays as it was: the compilers' total time in seconds.
+CITIME_OPTS = ["-XX:+UnlockDiagnosticVMOptions", "-XX:+CITime", "-XX:+DisplayVMOutputToStderr"]
+
+
+def compilation_seconds(stderr: str) -> Optional[float]:
+    """The total compilation time a -XX:+CITime run reported, or None."""
+    m = re.search(r"Total compilation time\s*:\s*([0-9.]+) s", stderr)
+    return float(m.group(1)) if m else None
 
 
 def overhead_cell(times: List[float], base: float) -> str:

@@ -24,7 +24,9 @@ against the original's. --cds runs every JVM, the uninstrumented one's too, from
 class-data-sharing archive of its own jars (JDK 13+: one run with -XX:ArchiveClassesAtExit
 first, then -XX:SharedArchiveFile; a rewrite that counts events is archived by its interval-1
 run, so its twin classes are in the archive too): classes come parsed and verified from the
-archive, as a user who keeps an archive would run them.
+archive, as a user who keeps an archive would run them. --jit runs every JVM with -XX:+CITime
+and adds a table of the compilers' time: how much of the added CPU time is compilation, and the
+overhead without it.
 """
 
 import argparse
@@ -113,6 +115,9 @@ def main():
     ap.add_argument("--seeds", type=int, default=0)
     ap.add_argument("--cds", action="store_true",
                     help="every JVM from a dynamic CDS archive made by one run of its own")
+    ap.add_argument("--jit", action="store_true",
+                    help="every JVM with -XX:+CITime: the compilers' time of each run, and the "
+                    "overhead without it")
     ap.add_argument("--instrument-args", default="",
                     help="more `duplex instrument` options for the rewrite, e.g. --method-counters")
     a = ap.parse_args()
@@ -130,6 +135,8 @@ def main():
             rewrites[key]["profiles"].mkdir(parents=True, exist_ok=True)
     reference_output = benchlib.run(w, extra, size=a.size).output
     base_opts = cds_archive(a, w, extra, "base", None, []) if a.cds else []
+    jit_opts = benchlib.CITIME_OPTS if a.jit else []
+    base_opts = base_opts + jit_opts
 
     def run(s, interval, settings_, name):
         rw = rewrites[s["rewrite"]]
@@ -137,7 +144,7 @@ def main():
         opts = benchlib.runtime_opts(interval, prof, **settings_)
         if a.cds and "cds" not in rw:
             rw["cds"] = cds_archive(a, w, extra, rewrite_name(*s["rewrite"]), rw["jars"], opts)
-        r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []), size=a.size)
+        r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []) + jit_opts, size=a.size)
         if not r.ok or r.output != reference_output:
             raise SystemExit("whole_ab.py: %s %s failed or its output differs" % (w.name, name))
         return r, prof
@@ -154,8 +161,14 @@ def main():
         first.setdefault(name, prof)
         return r
 
+    jit = {}  # name -> the compilers' seconds of each run (--jit)
+
+    def seen(name, r):
+        if a.jit:
+            jit.setdefault(name, []).append(benchlib.compilation_seconds(r.stderr) or 0.0)
+
     cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size,
-                                   base_opts)
+                                   base_opts, seen)
     base = statistics.median(cpu["base"])
     print("\n%s (%s input), %s, %d repetitions%s; uninstrumented %.2f s CPU\n" % (
         w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps,
@@ -171,8 +184,28 @@ def main():
             s["name"], " ".join(s["rewrite"][:1] + s["rewrite"][1]),
             benchlib.overhead_cell(c, base), run_bench.read_profile(prof)["samples"],
             accuracy(ref, prof) if ref else "-"))
+    if a.jit:
+        print_jit(cpu, jit, [s["name"] for s in settings])
     if a.seeds:
         seeds(a.seeds, settings[0], run, rewrites[settings[0]["rewrite"]].get("ref"))
+
+
+def print_jit(cpu, jit, names):
+    """--jit: the compilers' time beside the process's CPU time, medians over the repetitions,
+    and the overhead with the compilers' time taken off both sides (per run, then the median)."""
+    base_rest = statistics.median(c - j for c, j in zip(cpu["base"], jit["base"]))
+    print("\n| setting | CPU s | compilers s | compilers' share of the added CPU | overhead "
+          "without the compilers |")
+    print("| --- | --- | --- | --- | --- |")
+    base_cpu, base_jit = statistics.median(cpu["base"]), statistics.median(jit["base"])
+    print("| base | %.3f | %.3f | - | - |" % (base_cpu, base_jit))
+    for n in names:
+        c, j = statistics.median(cpu[n]), statistics.median(jit[n])
+        added = c - base_cpu
+        share = "%.0f%%" % (100 * (j - base_jit) / added) if added > 0 else "-"
+        rest = [x - y for x, y in zip(cpu[n], jit[n])]
+        print("| %s | %.3f | %.3f | %s | %s |" % (n, c, j, share,
+                                               benchlib.overhead_cell(rest, base_rest)))
 
 
 def cds_archive(a, w, extra, name, jars, opts):

@@ -57,6 +57,12 @@ def main():
         # min(3/4, 1/2) + min(1/4, 1/2) = 75%; one field on both sides: 100%.
         got = whole_ab.accuracy(a, b)
         assert got == "75.0 / 100.0", got
+    # --jit reads -XX:+CITime's total from stderr (lines as HotSpot 17 prints them).
+    citime = ("Accumulated compiler times\n----------------------------------------------\n"
+              "  Total compilation time   :   0.491 s\n    Standard compilation   :   0.441 s,"
+              " Average : 0.000 s\n")
+    assert whole_ab.benchlib.compilation_seconds("warning: x\n" + citime) == 0.491
+    assert whole_ab.benchlib.compilation_seconds("no report") is None
     print("whole_ab: ok")
 
 
