@@ -164,8 +164,12 @@ def main():
     jit = {}  # name -> the compilers' seconds of each run (--jit)
 
     def seen(name, r):
-        if a.jit:
-            jit.setdefault(name, []).append(benchlib.compilation_seconds(r.stderr) or 0.0)
+        if not a.jit:
+            return
+        seconds = benchlib.compilation_seconds(r.stderr)
+        if seconds is None:
+            raise SystemExit("whole_ab.py: %s %s: no -XX:+CITime report on stderr" % (w.name, name))
+        jit.setdefault(name, []).append(seconds)
 
     cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size,
                                    base_opts, seen)

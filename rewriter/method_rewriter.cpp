@@ -106,8 +106,8 @@ class MethodRewriter {
         via_callers_ || wants_flag_checks(ctx_, cfg, size, options_.flag_check_max_bytes);
     if (via_callers_ && options_.mode == Mode::kChecksOnly)
       return unchanged("small and loop-free: sampled through its callers, with no check");
-    PolicyInput input{ir_,     cfg,          sites, outcome_.report.original_code_size,
-                      options_, flag_checks_, ctx_.method_name == "<clinit>"};
+    const bool runs_once = ctx_.method_name == "<clinit>";
+    PolicyInput input{ir_, cfg, sites, size, options_, flag_checks_, runs_once};
     PolicyChoice choice = candidate_transforms(input);
     outcome_.report.reason = choice.rationale;
     return try_candidates(view, cfg, sites, choice.candidates);
