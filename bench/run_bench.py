@@ -327,11 +327,15 @@ class Bench:
         cid, variant, settings, kind = cfg
         jars = [Path(j) for j in prog["variants"][variant]["jars"]] if variant else None
         run_profile = "profile.xml"
+        # Every JVM reports its compilers' time (-XX:+CITime, on stderr): what share of a
+        # whole run's added CPU is compilation (docs/design/hotspot-costs.md, section 13).
         opts = jvm_opts_for(cfg, run_profile, self.jacoco, self.agent_cache(w))
+        opts = opts + benchlib.CITIME_OPTS
         r = benchlib.run(w, prog["extra"], jars, opts, keep=True, size=self.size,
                          timeout=timeout or self.a.timeout)
         rec = {"cfg": cid, "round": round_no, "cpu": r.cpu, "wall": r.wall, "ok": r.ok,
-               "same": r.output == prog["expected"], "timeout": r.timed_out}
+               "same": r.output == prog["expected"], "timeout": r.timed_out,
+               "jit": benchlib.compilation_seconds(r.stderr)}
         pf = r.run_dir / run_profile
         if pf.exists():
             try:
@@ -778,6 +782,9 @@ def analyse(raw):
                                            "agent_ms": [], "duration_ms": []})
             b = base[r["round"]]
             d["cpu"].append(r["cpu"] / b["cpu"])
+            if r.get("jit") is not None and b.get("jit") is not None:
+                d.setdefault("cpu_s", []).append(r["cpu"])
+                d.setdefault("jit_s", []).append(r["jit"])
             d["wall"].append(r["wall"] / b["wall"])
             d["same"] = d["same"] and r["same"]
             if "samples" in r:
@@ -795,8 +802,10 @@ def analyse(raw):
         failed = sorted({r["cfg"] for r in runs if not r["ok"] and not r.get("timeout")})
         lower_bounds = {r["cfg"]: r["cpu"] / base[r["round"]]["cpu"] for r in runs
                         if r.get("timeout") and r["round"] in base}
+        base_jit = [b["jit"] for b in base.values() if b.get("jit") is not None]
         out = {"failed": failed, "cfg": {}, "base_cpu": statistics.median(
             b["cpu"] for b in base.values()) if base else None,
+            "base_jit": statistics.median(base_jit) if base_jit else None,
             "base_wall": statistics.median(b["wall"] for b in base.values()) if base else None}
         for cid, d in cfgs.items():
             e = {"cpu": statistics.median(d["cpu"]), "cpu_min": min(d["cpu"]),
@@ -810,6 +819,9 @@ def analyse(raw):
                     ms / 1000.0 / w for ms, w in zip(d["agent_ms"], d["wall_s"]))
             if d.get("agent_cpu_frac"):
                 e["agent_cpu_frac"] = statistics.median(d["agent_cpu_frac"])
+            if d.get("jit_s"):
+                e["cpu_s"] = statistics.median(d["cpu_s"])
+                e["jit_s"] = statistics.median(d["jit_s"])
             if d.get("cache_hits"):
                 e["cache_hits"] = min(d["cache_hits"])
                 e["cache_misses"] = max(d["cache_misses"])
@@ -1412,6 +1424,8 @@ overheads and growth, of the percentages for overlap and hot-cover.
     L.append(table(["program", "checks only", "full, interval 0", "growth checks",
                     "growth full", "rewrite time full", "class bytes"], rows))
 
+    L.append(compilers_table(res, progs))
+
     # Table 3.
     L.append("\n## Table 3: No-Duplication checks only (interval 0)\n")
     rows = [[p, oh_cell(res, p, "nodup-ce@0"), oh_cell(res, p, "nodup-fa@0"),
@@ -1620,6 +1634,47 @@ overheads and growth, of the percentages for overlap and hot-cover.
                            for v, s in r["variant_summaries"].items()) + "\n```\n</details>\n")
     # Markdown needs a blank line between headings, paragraphs and tables.
     return "\n".join(x.strip("\n") + "\n" for x in L if x.strip())
+
+
+COMPILER_CONFIGS = ["checks@0", "full@1000", "auto@1000"]
+
+
+def compilers_table(res, progs) -> str:
+    """The compilers' share of what a whole run adds (-XX:+CITime in every JVM), or nothing for
+    runs recorded before the harness asked for it."""
+    def cell(p, cid):
+        e = res[p]["cfg"].get(cid, {})
+        base_cpu, base_jit = res[p].get("base_cpu"), res[p].get("base_jit")
+        if "jit_s" not in e or base_jit is None or base_cpu is None:
+            return None
+        return e["cpu_s"] - base_cpu, e["jit_s"] - base_jit
+
+    rows, sums = [], {c: [0.0, 0.0] for c in COMPILER_CONFIGS}
+    for p in progs:
+        cells = [cell(p, c) for c in COMPILER_CONFIGS]
+        if all(x is None for x in cells):
+            continue
+        row = [p, "%.2f / %.2f s" % (res[p]["base_cpu"], res[p]["base_jit"])]
+        for c, x in zip(COMPILER_CONFIGS, cells):
+            if x is None:
+                row.append("-")
+                continue
+            added, jit = x
+            sums[c][0] += added
+            sums[c][1] += jit
+            row.append("%+.2f s, %s" % (added, "%.0f%%" % (100 * jit / added) if added > 0 else "-"))
+        rows.append(row)
+    if not rows:
+        return ""
+    rows.append(["**all programs**", ""] + [
+        "%+.2f s, %.0f%%" % (a, 100 * j / a) if a > 0 else "-" for a, j in sums.values()])
+    head = ("\n**Where a whole run's added CPU goes.** Every JVM of these tables ran with "
+            "`-XX:+CITime`: the original's CPU time and its compilers' time (the time inside "
+            "compilations, about the compiler threads' CPU time: docs/design/hotspot-costs.md, "
+            "section 13), and for each configuration the CPU time it adds to the original's, "
+            "with the share of it that is added compilation (medians over the repetitions).\n\n")
+    return head + table(["program", "original: CPU / compilers"] +
+                        ["%s: added, of it compilation" % c for c in COMPILER_CONFIGS], rows)
 
 
 def repo_relative(text: str) -> str:
