@@ -495,6 +495,14 @@ def compilation_seconds(stderr: str) -> Optional[float]:
     return float(m.group(1)) if m else None
 
 
+def compiler_seconds(stderr: str, compiler: str) -> float:
+    """One compiler's time ("C1" or "C2": standard and on-stack-replacement compilations) in a
+    -XX:+CITime report; 0 when it has no line (a compiler that never ran)."""
+    m = re.search(r"^\s*%s \{speed:[^;]*; standard:\s*([0-9.]+) s[^;]*; osr:\s*([0-9.]+) s"
+                  % compiler, stderr, re.M)
+    return float(m.group(1)) + float(m.group(2)) if m else 0.0
+
+
 def overhead_cell(times: List[float], base: float) -> str:
     """The median CPU time over `base` as an overhead, with the range: +12.3% (+5%..+20%)."""
     import statistics

@@ -170,6 +170,8 @@ def main():
         if seconds is None:
             raise SystemExit("whole_ab.py: %s %s: no -XX:+CITime report on stderr" % (w.name, name))
         jit.setdefault(name, []).append(seconds)
+        for c in ("C1", "C2"):
+            jit.setdefault((name, c), []).append(benchlib.compiler_seconds(r.stderr, c))
 
     cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size,
                                    base_opts, seen)
@@ -198,18 +200,22 @@ def print_jit(cpu, jit, names):
     """--jit: the compilers' time beside the process's CPU time, medians over the repetitions,
     and the overhead with the compilers' time taken off both sides (per run, then the median)."""
     base_rest = statistics.median(c - j for c, j in zip(cpu["base"], jit["base"]))
-    print("\n| setting | CPU s | compilers s | compilers' share of the added CPU | overhead "
-          "without the compilers |")
+    print("\n| setting | CPU s | compilers s (C1 / C2) | compilers' share of the added CPU "
+          "(C1 / C2) | overhead without the compilers |")
     print("| --- | --- | --- | --- | --- |")
     base_cpu, base_jit = statistics.median(cpu["base"]), statistics.median(jit["base"])
-    print("| base | %.3f | %.3f | - | - |" % (base_cpu, base_jit))
+    base_c = [statistics.median(jit[("base", c)]) for c in ("C1", "C2")]
+    print("| base | %.3f | %.3f (%.3f / %.3f) | - | - |" % (base_cpu, base_jit, *base_c))
     for n in names:
         c, j = statistics.median(cpu[n]), statistics.median(jit[n])
+        per = [statistics.median(jit[(n, x)]) for x in ("C1", "C2")]
         added = c - base_cpu
-        share = "%.0f%%" % (100 * (j - base_jit) / added) if added > 0 else "-"
+        share = ("%.0f%% (%.0f%% / %.0f%%)" % tuple(
+            100 * v / added for v in (j - base_jit, per[0] - base_c[0], per[1] - base_c[1]))
+            if added > 0 else "-")
         rest = [x - y for x, y in zip(cpu[n], jit[n])]
-        print("| %s | %.3f | %.3f | %s | %s |" % (n, c, j, share,
-                                               benchlib.overhead_cell(rest, base_rest)))
+        print("| %s | %.3f | %.3f (%.3f / %.3f) | %s | %s |" % (
+            n, c, j, per[0], per[1], share, benchlib.overhead_cell(rest, base_rest)))
 
 
 def cds_archive(a, w, extra, name, jars, opts):

@@ -63,6 +63,10 @@ def main():
               " Average : 0.000 s\n")
     assert whole_ab.benchlib.compilation_seconds("warning: x\n" + citime) == 0.491
     assert whole_ab.benchlib.compilation_seconds("no report") is None
+    c2 = ("  C2 {speed: 54553.370 bytes/s; standard:  0.211 s, 11600 bytes, 87 methods; osr:  "
+          "0.002 s, 33 bytes, 1 methods; nmethods_size: 90896 bytes}\n")
+    assert abs(whole_ab.benchlib.compiler_seconds(citime + c2, "C2") - 0.213) < 1e-9
+    assert whole_ab.benchlib.compiler_seconds(citime, "C1") == 0.0
     print("whole_ab: ok")
 
 
