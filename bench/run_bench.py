@@ -1649,6 +1649,9 @@ def compilers_table(res, progs) -> str:
             return None
         return e["cpu_s"] - base_cpu, e["jit_s"] - base_jit
 
+    def added_cell(added, jit):
+        return "%+.2f s, %s" % (added, "%.0f%%" % (100 * jit / added) if added > 0 else "-")
+
     rows, sums = [], {c: [0.0, 0.0] for c in COMPILER_CONFIGS}
     for p in progs:
         cells = [cell(p, c) for c in COMPILER_CONFIGS]
@@ -1662,12 +1665,11 @@ def compilers_table(res, progs) -> str:
             added, jit = x
             sums[c][0] += added
             sums[c][1] += jit
-            row.append("%+.2f s, %s" % (added, "%.0f%%" % (100 * jit / added) if added > 0 else "-"))
+            row.append(added_cell(added, jit))
         rows.append(row)
     if not rows:
         return ""
-    rows.append(["**all programs**", ""] + [
-        "%+.2f s, %.0f%%" % (a, 100 * j / a) if a > 0 else "-" for a, j in sums.values()])
+    rows.append(["**all programs**", ""] + [added_cell(a, j) for a, j in sums.values()])
     head = ("\n**Where a whole run's added CPU goes.** Every JVM of these tables ran with "
             "`-XX:+CITime`: the original's CPU time and its compilers' time (the time inside "
             "compilations, about the compiler threads' CPU time: docs/design/hotspot-costs.md, "

@@ -161,17 +161,16 @@ def main():
         first.setdefault(name, prof)
         return r
 
-    jit = {}  # name -> the compilers' seconds of each run (--jit)
+    jit = {}  # name -> (all compilers, C1, C2) seconds of each run (--jit)
 
     def seen(name, r):
         if not a.jit:
             return
-        seconds = benchlib.compilation_seconds(r.stderr)
-        if seconds is None:
+        total = benchlib.compilation_seconds(r.stderr)
+        if total is None:
             raise SystemExit("whole_ab.py: %s %s: no -XX:+CITime report on stderr" % (w.name, name))
-        jit.setdefault(name, []).append(seconds)
-        for c in ("C1", "C2"):
-            jit.setdefault((name, c), []).append(benchlib.compiler_seconds(r.stderr, c))
+        per_compiler = (benchlib.compiler_seconds(r.stderr, c) for c in ("C1", "C2"))
+        jit.setdefault(name, []).append((total, *per_compiler))
 
     cpu = benchlib.interleaved_cpu(w, extra, list(by_name), a.reps, run_setting, a.size,
                                    base_opts, seen)
@@ -197,25 +196,27 @@ def main():
 
 
 def print_jit(cpu, jit, names):
-    """--jit: the compilers' time beside the process's CPU time, medians over the repetitions,
-    and the overhead with the compilers' time taken off both sides (per run, then the median)."""
-    base_rest = statistics.median(c - j for c, j in zip(cpu["base"], jit["base"]))
+    """--jit: the compilers' time beside the process's CPU time, medians over the repetitions
+    (each of all, C1 and C2 on its own), and the overhead with the compilers' time taken off both
+    sides (per run, then the median)."""
+    def medians(name):  # (CPU, all compilers, C1, C2)
+        return (statistics.median(cpu[name]),
+                *(statistics.median(t[i] for t in jit[name]) for i in range(3)))
+
+    base = medians("base")
+    base_rest = statistics.median(c - t[0] for c, t in zip(cpu["base"], jit["base"]))
     print("\n| setting | CPU s | compilers s (C1 / C2) | compilers' share of the added CPU "
           "(C1 / C2) | overhead without the compilers |")
     print("| --- | --- | --- | --- | --- |")
-    base_cpu, base_jit = statistics.median(cpu["base"]), statistics.median(jit["base"])
-    base_c = [statistics.median(jit[("base", c)]) for c in ("C1", "C2")]
-    print("| base | %.3f | %.3f (%.3f / %.3f) | - | - |" % (base_cpu, base_jit, *base_c))
+    print("| base | %.3f | %.3f (%.3f / %.3f) | - | - |" % base)
     for n in names:
-        c, j = statistics.median(cpu[n]), statistics.median(jit[n])
-        per = [statistics.median(jit[(n, x)]) for x in ("C1", "C2")]
-        added = c - base_cpu
-        share = ("%.0f%% (%.0f%% / %.0f%%)" % tuple(
-            100 * v / added for v in (j - base_jit, per[0] - base_c[0], per[1] - base_c[1]))
-            if added > 0 else "-")
-        rest = [x - y for x, y in zip(cpu[n], jit[n])]
+        m = medians(n)
+        added = m[0] - base[0]
+        share = ("%.0f%% (%.0f%% / %.0f%%)" % tuple(100 * (m[i] - base[i]) / added
+                                                   for i in (1, 2, 3)) if added > 0 else "-")
+        rest = [c - t[0] for c, t in zip(cpu[n], jit[n])]
         print("| %s | %.3f | %.3f (%.3f / %.3f) | %s | %s |" % (
-            n, c, j, per[0], per[1], share, benchlib.overhead_cell(rest, base_rest)))
+            n, *m, share, benchlib.overhead_cell(rest, base_rest)))
 
 
 def cds_archive(a, w, extra, name, jars, opts):
