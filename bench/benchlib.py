@@ -295,6 +295,17 @@ def _bcprov_args(prep: Path, run: Path, size: str) -> List[str]:
     return [str(JQUERY), "1", "30000", "2000"]
 
 
+# JVM languages: their runtimes' and compilers' bytecode comes from compilers other than javac
+# (Clojure's, Groovy's, Jython's), and each compiles the workload's script into classes of its
+# own at run time, which offline rewriting does not see (the agent does). Correctness checks
+# only (bench/check_programs.py); the measurements keep the six programs above.
+
+def _script_args(script: str) -> Callable[[Path, Path, str], List[str]]:
+    """SCRIPT (in bench/workloads) over jQuery's source, 3 rounds (small) or 30 (large)."""
+    return lambda prep, run, size: [str(BENCH / "workloads" / script), str(JQUERY),
+                                    "30" if size == "large" else "3"]
+
+
 WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
     Workload("h2", "H2 2.1 SQL database, in-memory script with joins and aggregates",
              ["libh2-java"], [SHARE / "h2.jar"], "org.h2.tools.RunScript", _h2_args,
@@ -327,6 +338,21 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
     Workload("bcprov", "Bouncy Castle 1.72 hashing, encrypting and signing jQuery",
              ["libbcprov-java", "libjs-jquery"], [SHARE / "bcprov.jar"], "CryptoWorkload",
              _bcprov_args, _keep_stdout, _bcprov_prepare, classes=4006),
+    # spec.alpha first: clojure.jar's manifest names the original spec jars (in
+    # /usr/share/maven-repo), which would otherwise come before the rewritten ones.
+    Workload("clojure", "Clojure 1.11 tokenising jQuery: persistent maps, protocols, spec",
+             ["libclojure-java", "libspec-alpha-clojure", "libcore-specs-alpha-clojure",
+              "libjs-jquery"],
+             [SHARE / "spec.alpha.jar", SHARE / "core.specs.alpha.jar", SHARE / "clojure.jar"],
+             "clojure.main", _script_args("clojure/workload.clj"), _keep_stdout, classes=4087),
+    Workload("groovy", "Groovy 2.4 tokenising jQuery: closures, dynamic dispatch",
+             ["groovy", "libjs-jquery"], [SHARE / "groovy-all.jar"], "groovy.ui.GroovyMain",
+             _script_args("groovy/workload.groovy"), _keep_stdout, classes=4472),
+    # python.cachedir.skip: Jython would otherwise write a package cache beside its jar.
+    Workload("jython", "Jython 2.7 tokenising jQuery: classes, generators, regular expressions",
+             ["jython", "libjs-jquery"], [SHARE / "jython.jar"], "org.python.util.jython",
+             _script_args("jython/workload.py"), _keep_stdout, classes=4697,
+             jvm_opts=["-Dpython.cachedir.skip=true"]),
 ]}
 
 

@@ -679,6 +679,7 @@ class Duplicator {
                                layout.twin_descriptor, access::kStatic);
     if (!frame) return frame.error();
     out_.max_locals = std::max<uint16_t>(out_.max_locals, layout.twin_max_locals);
+    emit_twin_start_casts(layout, *frame, out_.insns);
     SwitchTable table;
     table.targets.reserve(layout.entries.size());
     for (size_t e = 0; e < layout.entries.size(); ++e) {

@@ -23,6 +23,18 @@ std::optional<VType> type_at(const Frame& f, uint16_t slot) {
   return std::nullopt;
 }
 
+// Gives the reference local at `slot` of `f` the type `t` (nothing if no local starts there).
+void set_local(Frame& f, uint16_t slot, VType t) {
+  uint32_t at = 0;
+  for (VType& local : f.locals) {
+    if (at == slot) {
+      if (local.tag == VTag::kObject) local = t;
+      return;
+    }
+    at += local.is_wide() ? 2 : 1;
+  }
+}
+
 class OutlinePlanner {
  public:
   OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool,
@@ -147,9 +159,11 @@ class OutlinePlanner {
       const SlotClaim& c = claims[s];
       if (c.second_half) continue;
       OutlineParam p{s, c.claimed ? c.kind : VTag::kInteger, 0, true, s};
-      if (p.kind == VTag::kObject)
-        p.declared_class =
-            static_cast<uint16_t>(c.declared && !c.mixed_classes ? *c.declared : *object);
+      if (p.kind == VTag::kObject) {
+        bool exact = c.declared && !c.mixed_classes;
+        if (exact && names_host(*c.declared)) p.cast_to = static_cast<uint16_t>(*c.declared);
+        p.declared_class = static_cast<uint16_t>(exact && !p.cast_to ? *c.declared : *object);
+      }
       layout_.params.push_back(p);
     }
     uint32_t next = top;
@@ -165,6 +179,17 @@ class OutlinePlanner {
     layout_.id_slot = static_cast<uint16_t>(next);
     layout_.twin_max_locals = std::max<uint16_t>(m_.code.max_locals, next + 1);
     return Ok{};
+  }
+
+  // A parameter of the host's own type (`this`, or a local of that type) is declared as an
+  // Object and cast back in the twin's prologue. Why: a twin of the host is one of its declared
+  // methods, and reflective runtimes walk those: Groovy 2.4 builds the metadata of a closure
+  // class from its methods' parameter types, and a parameter of the class being described
+  // sends it back into building that same class, without end (a StackOverflowError in every
+  // Groovy program). The class's own methods rarely take their own type; twins always did.
+  bool names_host(uint32_t class_index) const {
+    auto name = pool_.class_name(static_cast<uint16_t>(class_index));
+    return name && *name == m_.context.class_name;
   }
 
   static void claim(std::vector<SlotClaim>& claims, std::vector<OutlineParam>& secondary,
@@ -270,6 +295,16 @@ Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_metho
   return Ok{};
 }
 
+void emit_twin_start_casts(const OutlineLayout& layout, Frame& frame, std::vector<Insn>& out) {
+  for (const OutlineParam& p : layout.params) {
+    if (!p.cast_to) continue;
+    out.push_back(local_insn(false, VTag::kObject, p.twin_slot));
+    out.push_back(Insn::make(op::kCheckcast, p.cast_to));
+    out.push_back(local_insn(true, VTag::kObject, p.twin_slot));
+    set_local(frame, p.twin_slot, VType{VTag::kObject, p.cast_to});
+  }
+}
+
 void emit_twin_prologue(const OutlineLayout& layout, size_t e, std::vector<Insn>& out) {
   for (const auto& [slot, t] : locals_by_slot(layout.entries[e].frame)) {
     VTag kind = kind_of(t);
@@ -286,7 +321,9 @@ void emit_twin_prologue(const OutlineLayout& layout, size_t e, std::vector<Insn>
       if (p.primary) break;
     }
     if (!from) continue;  // cannot happen: every (slot, kind) of an entry has a parameter
-    bool cast = kind == VTag::kObject && t.data != from->declared_class;
+    // A parameter cast back where the twin starts holds its class already.
+    uint32_t holds = from->cast_to ? from->cast_to : from->declared_class;
+    bool cast = kind == VTag::kObject && t.data != holds;
     if (from->twin_slot == slot && !cast) continue;  // already in place with its type
     out.push_back(local_insn(false, kind, from->twin_slot));
     if (cast) out.push_back(Insn::make(op::kCheckcast, static_cast<int32_t>(t.data)));

@@ -42,6 +42,10 @@ struct OutlineParam {
   uint16_t declared_class = 0;  // kObject: pool Class index of the parameter type
   bool primary = true;          // arrives in `slot` itself
   uint16_t twin_slot = 0;       // where it arrives in the twin
+  // Nonzero: a primary parameter of the class's own type (this pool Class), declared as an
+  // Object (no added method takes its own class: reflective runtimes recurse on those) and
+  // cast back once where the twin starts (emit_twin_start_casts).
+  uint16_t cast_to = 0;
 };
 
 struct OutlineLayout {
@@ -72,6 +76,10 @@ Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, con
 // suffix: only those can have a twin's name. Once per class, before its methods are planned
 // (a scan of every method for every twin was quadratic in the methods of big classes).
 void take_existing_twin_names(const ClassFile& cf, std::set<std::string>& taken);
+
+// The twin's first instructions: each parameter of the class's own type cast back from the
+// Object it is declared as. `frame` (the twin's initial frame) then holds their real types.
+void emit_twin_start_casts(const OutlineLayout& layout, Frame& frame, std::vector<Insn>& out);
 
 // The checking method's side of entry `e`: load the locals, push the id, call the twin. Its
 // result is then on the stack (see rewriter/hand_back.h for what follows).

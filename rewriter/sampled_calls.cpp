@@ -33,8 +33,12 @@ uint8_t reference_kind(uint16_t opcode) {
 
 std::string sampled_twin_descriptor(std::string_view class_name, std::string_view descriptor,
                                     bool is_static) {
+  // The class's own type, as a twin declares it: java.lang.Object (rewriter/outline_layout.cpp,
+  // names_host).
+  constexpr std::string_view kObject = "Ljava/lang/Object;";
+  std::string own = "L" + std::string(class_name) + ";";
   std::string out = "(";
-  if (!is_static) out.append("L").append(class_name).append(";");
+  if (!is_static) out.append(kObject);
   size_t close = descriptor.find(')');
   if (close == std::string_view::npos) return {};
   for (size_t i = 1; i < close; ++i) {
@@ -47,7 +51,8 @@ std::string sampled_twin_descriptor(std::string_view class_name, std::string_vie
     while (end < close && descriptor[end] == '[') ++end;
     if (end < close && descriptor[end] == 'L') end = descriptor.find(';', end);
     if (end == std::string_view::npos || end >= close) return {};
-    out.append(descriptor.substr(i, end - i + 1));
+    std::string_view param = descriptor.substr(i, end - i + 1);
+    out.append(param == own ? kObject : param);
     i = end;
   }
   out.append("I)").append(descriptor.substr(close + 1));

@@ -30,7 +30,9 @@ namespace duplex {
 
 inline constexpr const char* kSampledTwinSuffix = "$sampled";
 
-// The descriptor the twin of method `name``descriptor` of `class_name` must have.
+// The descriptor the twin of method `name``descriptor` of `class_name` must have: the receiver
+// (of an instance method), then the parameters with boolean, byte, short and char as int, then
+// the entry id; the class's own type (the receiver's) declared as java.lang.Object.
 std::string sampled_twin_descriptor(std::string_view class_name, std::string_view descriptor,
                                     bool is_static);
 

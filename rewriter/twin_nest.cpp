@@ -268,31 +268,45 @@ std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_
   }
 }
 
-// The first character of each parameter type of a method descriptor, and of the return type.
-std::pair<std::string, char> descriptor_kinds(std::string_view desc) {
-  std::string params;
+// The parameter types of a method descriptor, and the first character of its return type.
+std::pair<std::vector<std::string_view>, char> descriptor_params(std::string_view desc) {
+  std::vector<std::string_view> params;
   size_t i = 1;
   while (i < desc.size() && desc[i] != ')') {
     size_t start = i;
     while (i < desc.size() && desc[i] == '[') ++i;
     if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
     if (i == std::string_view::npos) break;
-    params += desc[start];
+    params.push_back(desc.substr(start, i + 1 - start));
     ++i;
   }
   return {params, i + 1 < desc.size() ? desc[i + 1] : 'V'};
+}
+
+// `descriptor` with each parameter of type `own` (the host, `Lname;`) declared as an Object:
+// what the bridge is declared as. Twins do the same (rewriter/outline_layout.cpp, names_host):
+// no added method takes its own class, which reflective runtimes (Groovy's) recurse on.
+std::string declared_descriptor(std::string_view descriptor, std::string_view own) {
+  auto [params, ret] = descriptor_params(descriptor);
+  std::string out = "(";
+  for (std::string_view p : params) out.append(p == own ? "Ljava/lang/Object;" : p);
+  return out.append(descriptor.substr(descriptor.find(')')));
 }
 
 uint32_t slots_of(char kind) {
   return kind == 'J' || kind == 'D' ? 2 : kind == 'V' ? 0 : 1;
 }
 
-// The bridge's Code attribute body: load every parameter, the instruction, return.
-std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view descriptor) {
-  auto [params, ret] = descriptor_kinds(descriptor);
+// The bridge's Code attribute body: load every parameter of `descriptor` (the instruction's
+// operands), casting those of type `own` back from Object to `own_class`, the instruction,
+// return.
+std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view descriptor,
+                                 std::string_view own, uint16_t own_class) {
+  auto [params, ret] = descriptor_params(descriptor);
   ByteWriter code;
   uint32_t slot = 0;
-  for (char k : params) {
+  for (std::string_view p : params) {
+    char k = p[0];
     uint8_t load = k == 'J'               ? op::kLload
                    : k == 'D'             ? op::kDload
                    : k == 'F'             ? op::kFload
@@ -303,6 +317,7 @@ std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view 
     } else {
       code.u1(load), code.u1(slot);
     }
+    if (p == own) code.u1(op::kCheckcast), code.u2(own_class);
     slot += slots_of(k);
   }
   code.u1(opcode), code.u2(ref);
@@ -355,10 +370,12 @@ class Bridges {
       name = runtime_api::kBridgePrefix + std::to_string(next_++);
     } while (taken_.contains(name));
     taken_.insert(name);
-    std::string descriptor = bridge_descriptor(opcode, *member, name_);
+    std::string operands = bridge_descriptor(opcode, *member, name_);
+    std::string own = "L" + name_ + ";";
+    std::string descriptor = declared_descriptor(operands, own);
     constexpr uint16_t kAccess = access::kPrivate | access::kStatic | access::kSynthetic;
-    if (auto s =
-            host_.append_method(kAccess, name, descriptor, bridge_code(opcode, ref, descriptor));
+    if (auto s = host_.append_method(kAccess, name, descriptor,
+                                     bridge_code(opcode, ref, operands, own, host_.this_class));
         !s) {
       return s.error();
     }

@@ -12,7 +12,7 @@ import java.lang.invoke.MethodType;
 /**
  * The bootstrap of sampled calls, Duplex.sampledCall (runtime contract, "Sampled calls"), called
  * directly with handles on classes whose {@code m$sampled} twins are written by hand the way the
- * rewriter emits them (static; the receiver first; boolean, byte, short and char as int; a
+ * rewriter emits them (static; the receiver first, as an Object; boolean, byte, short and char as int; a
  * trailing int entry id). Every body records in {@link #ran} which of them ran, so each check
  * tells the twin from the plain method, and which class's.
  */
@@ -105,7 +105,7 @@ final class SampledCalls {
       return x;
     }
 
-    static int get$sampled(Base self, int x, int entry) {
+    private static int get$sampled(Object self, int x, int entry) {
       ran = "Base.get$sampled";
       return x;
     }
@@ -116,7 +116,7 @@ final class SampledCalls {
       return !z;
     }
 
-    private static boolean flip$sampled(Base self, int z, int entry) {
+    private static boolean flip$sampled(Object self, int z, int entry) {
       ran = "Base.flip$sampled " + z;
       return z == 0;
     }
@@ -130,7 +130,7 @@ final class SampledCalls {
       return x + 10;
     }
 
-    private static int get$sampled(Sub self, int x, int entry) {
+    private static int get$sampled(Object self, int x, int entry) {
       ran = "Sub.get$sampled";
       return x + 10;
     }
@@ -141,7 +141,7 @@ final class SampledCalls {
 
   /** Has a twin of get but inherits get itself: Base's twin runs. */
   static final class TwinOnly extends Base {
-    private static int get$sampled(TwinOnly self, int x, int entry) {
+    private static int get$sampled(Object self, int x, int entry) {
       ran = "TwinOnly.get$sampled";
       return x;
     }
@@ -159,7 +159,7 @@ final class SampledCalls {
   /** Inherits Mid's get (no twin) below Base's (with one). */
   static final class Leaf extends Mid {}
 
-  /** Overrides get; its "twin" takes a Base, not a WrongSelf: ignored. */
+  /** Overrides get; its "twin" takes a Base, not the Object twins declare receivers as: ignored. */
   static final class WrongSelf extends Base {
     @Override
     public int get(int x) {
@@ -181,7 +181,7 @@ final class SampledCalls {
 
     // Never the method a virtual call selects (the default method has no twin of its own here):
     // a bootstrap that used the resolved method's twin would run this.
-    static String area$sampled(Shape self, int entry) {
+    static String area$sampled(Object self, int entry) {
       ran = "Shape.area$sampled";
       return "shape";
     }
@@ -194,7 +194,7 @@ final class SampledCalls {
       return "square";
     }
 
-    private static String area$sampled(Square self, int entry) {
+    private static String area$sampled(Object self, int entry) {
       ran = "Square.area$sampled";
       return "square";
     }
@@ -210,7 +210,7 @@ final class SampledCalls {
       return "none";
     }
 
-    private static String area$sampled(NotAShape self, int entry) {
+    private static String area$sampled(Object self, int entry) {
       ran = "NotAShape.area$sampled";
       return "none";
     }
@@ -222,7 +222,7 @@ final class SampledCalls {
       return "animal";
     }
 
-    private static Object name$sampled(Animal self, int entry) {
+    private static Object name$sampled(Object self, int entry) {
       ran = "Animal.name$sampled";
       return "animal";
     }
@@ -240,7 +240,7 @@ final class SampledCalls {
       return "dog";
     }
 
-    private static String name$sampled(Dog self, int entry) {
+    private static String name$sampled(Object self, int entry) {
       ran = "Dog.name$sampled";
       return "dog";
     }
@@ -253,7 +253,7 @@ final class SampledCalls {
       return 1;
     }
 
-    private static int size$sampled(PkgBase self, int entry) {
+    private static int size$sampled(Object self, int entry) {
       ran = "PkgBase.size$sampled";
       return 1;
     }
@@ -266,7 +266,7 @@ final class SampledCalls {
       return 2;
     }
 
-    private static int size$sampled(PkgSub self, int entry) {
+    private static int size$sampled(Object self, int entry) {
       ran = "PkgSub.size$sampled";
       return 2;
     }
@@ -279,7 +279,7 @@ final class SampledCalls {
       return 5;
     }
 
-    private static int id$sampled(Fixed self, int entry) {
+    private static int id$sampled(Object self, int entry) {
       ran = "Fixed.id$sampled";
       return 5;
     }
@@ -294,7 +294,7 @@ final class SampledCalls {
       return "s" + x;
     }
 
-    private static String secret$sampled(Private self, int x, int entry) {
+    private static String secret$sampled(Object self, int x, int entry) {
       ran = "Private.secret$sampled";
       return "s" + x;
     }
@@ -305,7 +305,7 @@ final class SampledCalls {
       return "o" + x;
     }
 
-    private static String open$sampled(Private self, int x, int entry) {
+    private static String open$sampled(Object self, int x, int entry) {
       ran = "Private.open$sampled";
       return "o" + x;
     }

@@ -61,8 +61,12 @@ const MethodReport* report_of(const ClassRewrite& r, const std::string& name) {
 
 TEST_CASE("the sampled twin's signature widens narrow ints and leads with the receiver",
           "[sampled_calls]") {
+  // The class's own type (the receiver's) is declared as Object; its arrays and other classes
+  // are not.
   CHECK(sampled_twin_descriptor("p/C", "(ZBSCJ[I[[Ljava/lang/String;Lp/D;)V", false) ==
-        "(Lp/C;IIIIJ[I[[Ljava/lang/String;Lp/D;I)V");
+        "(Ljava/lang/Object;IIIIJ[I[[Ljava/lang/String;Lp/D;I)V");
+  CHECK(sampled_twin_descriptor("p/C", "(Lp/C;[Lp/C;Lp/CC;)Lp/C;", false) ==
+        "(Ljava/lang/Object;Ljava/lang/Object;[Lp/C;Lp/CC;I)Lp/C;");
   CHECK(sampled_twin_descriptor("p/C", "(I)J", true) == "(II)J");
   CHECK(sampled_twin_descriptor("p/C", "()[Z", true) == "(I)[Z");
   CHECK(sampled_twin_descriptor("p/C", "(Lp/D", true).empty());  // malformed: no twin
@@ -83,7 +87,7 @@ TEST_CASE("a small method sampled through its callers keeps its code and gains a
     CHECK(report->reason.find("sampled through its callers") != std::string::npos);
   }
   // Their twins hold the events.
-  CHECK(test::method_listing(r->bytes, "getField$sampled").find("getField$sampled(LCalls;I)I") !=
+  CHECK(test::method_listing(r->bytes, "getField$sampled").find("getField$sampled(Ljava/lang/Object;I)I") !=
         std::string::npos);
   CHECK(test::method_listing(r->bytes, "twice$sampled").find("twice$sampled(II)I") !=
         std::string::npos);

@@ -13,7 +13,7 @@ import java.util.Objects;
  * method {@code m} has no check of its own; its instrumented copy is a static twin
  * {@code m$sampled} in the same class (the receiver first for an instance method, then m's
  * parameters with boolean, byte, short and char widened to int, then an int entry id; m's return
- * type). In sampled code every call becomes an invokedynamic that must do exactly what the
+ * type; the class's own type, the receiver's included, declared as Object). In sampled code every call becomes an invokedynamic that must do exactly what the
  * original call does, except that when the method it would run has a twin, the twin runs.
  *
  * <p>Whenever anything is uncertain the site gets the plain call (the original call as a method
@@ -215,6 +215,11 @@ final class SampledCalls {
       boolean receiver) {
     MethodType want = widen(method).appendParameterTypes(int.class);
     if (receiver) want = want.insertParameterTypes(0, c);
+    // A twin declares the parameters of its class's own type as Object (reflective runtimes
+    // such as Groovy's recurse on a class's methods that take the class itself).
+    for (int i = 0; i < want.parameterCount(); i++) {
+      if (want.parameterType(i) == c) want = want.changeParameterType(i, Object.class);
+    }
     String twinName = name + SUFFIX;
     for (Method m : ms) {
       if (m.getName().equals(twinName) && Modifier.isStatic(m.getModifiers())
