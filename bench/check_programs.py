@@ -8,13 +8,20 @@ fail-over to the old verifier after), runs the rewritten program at sampling int
 and 0 and compares its normalised output with the original program's. Prints a table; exits 1
 if anything failed.
 
-  check_programs.py [--quick] [--programs h2,rhino] [--intervals 1,1000,0] [--size small|large]
-                    [MODES...]
+  check_programs.py [--quick] [--agent] [--programs h2,rhino] [--intervals 1,1000,0]
+                    [--size small|large] [MODES...]
 
 MODES default to full partial nodup exhaustive checks auto; a MODE may carry `duplex instrument`
 options after commas (full,--caller-sampled-bytes,325). --quick: the first two programs of
 QUICK_PROGRAMS and the first two modes given (default full nodup). SKIPs from the verifier
 (classes whose optional dependencies are not installed) are reported, never failures.
+
+--agent: the same with the JVMTI agent (build/runtime/agent/libduplexagent.so) instead of
+offline rewriting: nothing is rewritten ahead; every run has -Xverify:all with
+BytecodeVerificationLocal, so HotSpot verifies every class the agent rewrote as it loads,
+classes the program generates at run time included; a MODE may carry agent options after
+commas (full,callerSampledBytes=325). A class the agent could not rewrite (it then loads
+unchanged, with a line on stderr) fails the pair.
 """
 
 import argparse
@@ -56,7 +63,49 @@ def rewritten_count(summary: str) -> str:
     return "%s/%s" % (m.group(1), m.group(2)) if m else "?"
 
 
-def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: str) -> list:
+AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
+VERIFY_ALL = ["-Xverify:all", "-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal"]
+
+
+def agent_row(w, extra: list, ref, mode: str, intervals: list, out_dir: Path,
+              size: str) -> dict:
+    """One program and mode under the agent: runs at each interval, output compared."""
+    name = w.name
+    row = dict(program=name, mode=mode + " (agent)", ok=True, notes=[],
+               verify="-Xverify:all in every run")
+    base, *options = mode.split(",")
+    its = intervals if base != "exhaustive" else [intervals[0]]
+    results, rewritten = [], "?"
+    for it in its:
+        profile = out_dir / ("%s-%s-i%d.agent.xml" % (name, mode.replace(",", " "), it))
+        agent = ",".join(["mode=" + base, "interval=%d" % it, "out=" + str(profile)] + options)
+        r = benchlib.run(w, extra, None, ["-agentpath:%s=%s" % (AGENT_SO, agent)] + VERIFY_ALL,
+                         size=size)
+        same = r.ok and r.output == ref.output
+        unchanged = [l for l in r.stderr.splitlines() if "loaded unchanged" in l]
+        m = re.search(r'agent-classes-rewritten="(\d+)"',
+                      profile.read_text() if profile.exists() else "")
+        rewritten = m.group(1) if m else "?"
+        verdict = ("ok" if same else ("DIFF" if r.ok else "EXIT%d" % r.status)) + (
+            "" if not unchanged else "+%d unchanged" % len(unchanged))
+        results.append("i%d:%s" % (it, verdict))
+        benchlib.log("%s %s (agent) interval %d: %s, %s classes rewritten (wall %.1f s)" %
+                     (name, mode, it, "same output" if same else "MISMATCH", rewritten, r.wall))
+        for line in unchanged[:5]:
+            row["notes"].append("interval %d: %s" % (it, line.strip()))
+        if not same or unchanged:
+            row["ok"] = False
+        if not same:
+            bad = out_dir / ("%s-%s-i%d.agent.actual.txt" % (name, mode, it))
+            bad.write_text(r.output + "\n--- stderr (tail) ---\n" + r.stderr[-4000:])
+            row["notes"].append("interval %d: output differs, see %s" % (it, bad))
+    row["rewritten"] = rewritten + " (agent)"
+    row["runs"] = " ".join(results)
+    return row
+
+
+def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: str,
+                  agent: bool = False) -> list:
     w = benchlib.get(name)
     extra = benchlib.prepare(w)
     ref = benchlib.run(w, extra, size=size)
@@ -67,6 +116,8 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
         return [dict(program=name, mode="original", ok=False, note="original run failed")]
     (out_dir / ("%s.expected.txt" % name)).write_text(ref.output)
     benchlib.log("%s: original run ok (wall %.1f s, cpu %.1f s)" % (name, ref.wall, ref.cpu))
+    if agent:
+        return [agent_row(w, extra, ref, mode, intervals, out_dir, size) for mode in modes]
     # Version-50 classes the split verifier accepts before rewriting must still pass it after:
     # HotSpot would otherwise fail over, silently, to the old verifier, for the whole class.
     original_needs_old = old_verifier_classes(w.app_jars, extra)
@@ -132,6 +183,8 @@ def main() -> int:
     ap.add_argument("--intervals", default="1,1000,0")
     ap.add_argument("--size", choices=["small", "large"], default="small",
                     help="input size (default small, since interval 1 records every event)")
+    ap.add_argument("--agent", action="store_true",
+                    help="run under the JVMTI agent instead of rewriting the jars")
     ap.add_argument("modes", nargs="*")
     a = ap.parse_args()
     for m in a.modes:
@@ -143,7 +196,7 @@ def main() -> int:
     programs = a.programs.split(",") if a.programs else (
         QUICK_PROGRAMS if a.quick else list(benchlib.WORKLOADS))
     intervals = [int(x) for x in a.intervals.split(",")]
-    for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR):
+    for p in (benchlib.DUPLEX, benchlib.RUNTIME_JAR) + ((AGENT_SO,) if a.agent else ()):
         if not p.exists():
             raise SystemExit("check_programs: %s is missing (build with ninja -C build)" % p)
     out_dir = benchlib.cache_dir() / "check"
@@ -151,7 +204,7 @@ def main() -> int:
     t0 = time.monotonic()
     rows = []
     for name in programs:
-        rows.extend(check_program(name, modes, intervals, out_dir, a.size))
+        rows.extend(check_program(name, modes, intervals, out_dir, a.size, a.agent))
     header = ("program", "mode", "rewritten classes", "verification", "runs (same output?)",
               "result")
     table = [header] + [(r["program"], r["mode"], r.get("rewritten", "-"), r.get("verify", "-"),

@@ -87,8 +87,8 @@ TEST_CASE("a small method sampled through its callers keeps its code and gains a
     CHECK(report->reason.find("sampled through its callers") != std::string::npos);
   }
   // Their twins hold the events.
-  CHECK(test::method_listing(r->bytes, "getField$sampled").find("getField$sampled(Ljava/lang/Object;I)I") !=
-        std::string::npos);
+  CHECK(test::method_listing(r->bytes, "getField$sampled")
+            .find("getField$sampled(Ljava/lang/Object;I)I") != std::string::npos);
   CHECK(test::method_listing(r->bytes, "twice$sampled").find("twice$sampled(II)I") !=
         std::string::npos);
   // sum (a loop) counts; its checking code calls as before, its twin through invokedynamic,
@@ -126,7 +126,8 @@ TEST_CASE("before class version 51, small methods keep flag checks", "[sampled_c
   old[7] = 50;  // the probe uses nothing newer than Java 6
   auto r = rewrite_class(old, callers_options(Mode::kFull));
   REQUIRE(r.ok());
-  CHECK(test::method_listing(r->bytes, "getField").find("Duplex.sampling:Ljava/lang/Thread;") != std::string::npos);
+  CHECK(test::method_listing(r->bytes, "getField").find("Duplex.sampling:Ljava/lang/Thread;") !=
+        std::string::npos);
   CHECK(test::method_listing(r->bytes, "getField$sampled").rfind("<no method", 0) == 0);
   auto cf = ClassFile::parse(r->bytes);
   REQUIRE(cf.ok());

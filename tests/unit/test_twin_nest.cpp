@@ -370,7 +370,7 @@ TEST_CASE("lazy twins: a class index finds the protected members no single class
   CHECK(bridges_taking(host, "(I)I") == 1);
   CHECK(bridges_taking(host, "(Lp/Prot$Child;)I") == 1);
   CHECK(bridges_taking(host, "(Ljava/lang/Object;)I") == 1);  // a Prot, declared as an Object
-  CHECK(bridges_taking(host, "(Lp/Prot;") == 0);               // no added method takes its class
+  CHECK(bridges_taking(host, "(Lp/Prot;") == 0);              // no added method takes its class
   CHECK(bridges_taking(host, "") == 3);
 
   // A class whose superclasses the index does not all hold keeps its twins.
