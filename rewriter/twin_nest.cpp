@@ -221,10 +221,32 @@ class TwinCheck {
   std::set<std::string> protected_constructors_;        // "owner.<init>:descriptor"
 };
 
+// True when `cf` declares the field `name``descriptor` final.
+bool declares_final_field(const ClassFile& cf, std::string_view name, std::string_view descriptor) {
+  for (const Member& f : cf.fields) {
+    if ((f.access_flags & access::kFinal) && cf.member_name(f) == name &&
+        cf.member_descriptor(f) == descriptor)
+      return true;
+  }
+  return false;
+}
+
+// An instruction that writes one of the class's final fields outside the initializer that
+// version 53 and later require (HotSpot then throws IllegalAccessError: Scala 2.11 assigns an
+// object's MODULE$ in <init>).
+bool writes_final_outside_initializer(const ClassFile& cf, std::string_view method, uint8_t opcode,
+                                      std::span<const uint8_t> insn) {
+  if (opcode != op::kPutstatic && opcode != op::kPutfield) return false;
+  if (method == (opcode == op::kPutstatic ? "<clinit>" : "<init>")) return false;
+  auto ref = cf.pool.member_ref(instruction_pool_index(insn));
+  if (!ref || ref->owner != cf.name()) return false;
+  return declares_final_field(cf, ref->name, ref->descriptor);
+}
+
 // Code that version 50 accepts but 55 does not, in one method of a class raised to 55.
 std::optional<std::string> refused_at_nest_version(const ClassFile& cf, const Member& m) {
-  if (cf.member_name(m) == "<clinit>" && !(m.access_flags & access::kStatic))
-    return "a non-static <clinit>";
+  std::string_view name = cf.member_name(m);
+  if (name == "<clinit>" && !(m.access_flags & access::kStatic)) return "a non-static <clinit>";
   const Attribute* attr = cf.find_attribute(m.attributes, "Code");
   if (!attr) return std::nullopt;
   auto code = decode_code(*attr);
@@ -232,14 +254,19 @@ std::optional<std::string> refused_at_nest_version(const ClassFile& cf, const Me
   bool has_frames = cf.find_attribute(code->attributes, "StackMapTable") != nullptr;
   bool jumps = !code->exception_table.empty();
   bool subroutines = false;
-  bool ok = for_each_instruction(code->code, [&](uint8_t opcode, auto) {
+  bool final_write = false;
+  bool ok = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
     subroutines = subroutines || opcode == op::kJsr || opcode == op::kJsrW || opcode == op::kRet;
     jumps = jumps || is_conditional_branch(opcode) || is_unconditional_jump(opcode) ||
             is_switch(opcode);
+    final_write = final_write || writes_final_outside_initializer(cf, name, opcode, insn);
   });
   if (!ok) return "malformed code";
   if (subroutines) return "jsr/ret, which version 51 and later forbid";
   if (jumps && !has_frames) return "a method without the StackMapTable version 51 needs";
+  if (final_write)
+    return "a write to a final field of its class outside the initializer, which version 53 "
+           "and later forbid";
   return std::nullopt;
 }
 

@@ -430,6 +430,25 @@ TEST_CASE("lazy twins: with a class index, public inherited members need no brid
   CHECK(bridges_taking(parsed(sub.bytes), "(Ljava/lang/Object;)I") == 1);
 }
 
+TEST_CASE("lazy twins: a class that sets a final field outside its initializer keeps its version",
+          "[rewriter][lazy-twins]") {
+  // ScalaModule (version 52, generated as scalac 2.11 compiles an `object`) sets its static
+  // final MODULE$ in <init>: at version 53 and later HotSpot throws IllegalAccessError there.
+  auto bytes = test::fixture_class("fixtures/ScalaModule");
+  REQUIRE_FALSE(bytes.empty());
+  RewriteOptions raise = options(true);
+  REQUIRE(raise.lazy_twins_raise_version);
+  auto r = rewrite_class(bytes, raise);
+  REQUIRE(r.ok());
+  CHECK(r->twin_class.empty());
+  CHECK(
+      has_note(*r, "cannot be raised to 55: <init>()V has a write to a final field of its class"));
+  CHECK(parsed(r->bytes).major_version == 52);
+  auto eager = rewrite_class(bytes, options(false));
+  REQUIRE(eager.ok());
+  CHECK(r->bytes == eager->bytes);
+}
+
 TEST_CASE("lazy twins without raising versions: an older class is written as without them",
           "[rewriter][lazy-twins]") {
   // duplex instrument's default: lazy twins only where the class is of version 55 or later.

@@ -20,7 +20,8 @@ import org.objectweb.asm.Opcodes;
  * Build-time generator for class files javac cannot produce.
  *
  * <pre>
- *   GenClasses oldjsr   OUTDIR   fixtures/OldJsr.class (major 49) and fixtures/OldJsr46.class (46)
+ *   GenClasses oldjsr   OUTDIR   fixtures/OldJsr.class (major 49) and fixtures/OldJsr46.class (46),
+ *                                fixtures/ScalaModule.class (52: a final field set in <init>)
  *   GenClasses selftest OUTDIR   inputs that prove the verification harness works (see selftest())
  * </pre>
  *
@@ -40,6 +41,7 @@ public final class GenClasses implements Opcodes {
             case "oldjsr":
                 write(out, "fixtures/OldJsr", oldJsr("fixtures/OldJsr", V1_5));
                 write(out, "fixtures/OldJsr46", oldJsr("fixtures/OldJsr46", V1_2));
+                write(out, "fixtures/ScalaModule", scalaModule("fixtures/ScalaModule"));
                 break;
             case "selftest":
                 selftest(out);
@@ -54,6 +56,70 @@ public final class GenClasses implements Opcodes {
         Path p = root.resolve(internalName + ".class");
         Files.createDirectories(p.getParent());
         Files.write(p, bytes);
+    }
+
+    // ---------------------------------------------------------------------------------------
+    // ScalaModule: a Scala 2.11 `object` as scalac compiles it. Its static final MODULE$ is set
+    // by the constructor, which class files before version 53 allow and later ones do not (an
+    // IllegalAccessError when the class initialises): such a class must keep its version.
+
+    static byte[] scalaModule(String name) {
+        ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS);
+        cw.visit(V1_8, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, name, null, "java/lang/Object", null);
+        String self = "L" + name + ";";
+        cw.visitField(ACC_PUBLIC | ACC_STATIC | ACC_FINAL, "MODULE$", self, null, null).visitEnd();
+        MethodVisitor clinit = cw.visitMethod(ACC_STATIC, "<clinit>", "()V", null, null);
+        clinit.visitCode();
+        clinit.visitTypeInsn(NEW, name);
+        clinit.visitMethodInsn(INVOKESPECIAL, name, "<init>", "()V", false);
+        clinit.visitInsn(RETURN);
+        clinit.visitMaxs(0, 0);
+        clinit.visitEnd();
+        MethodVisitor init = cw.visitMethod(ACC_PRIVATE, "<init>", "()V", null, null);
+        init.visitCode();
+        init.visitVarInsn(ALOAD, 0);
+        init.visitMethodInsn(INVOKESPECIAL, "java/lang/Object", "<init>", "()V", false);
+        init.visitVarInsn(ALOAD, 0);
+        init.visitFieldInsn(PUTSTATIC, name, "MODULE$", self);
+        init.visitInsn(RETURN);
+        init.visitMaxs(0, 0);
+        init.visitEnd();
+        // sum(n) = 0 + 1 + ... + (n - 1), with a loop: a method with a twin.
+        MethodVisitor sum = cw.visitMethod(ACC_PUBLIC, "sum", "(I)I", null, null);
+        sum.visitCode();
+        Label test = new Label();
+        Label body = new Label();
+        sum.visitInsn(ICONST_0);
+        sum.visitVarInsn(ISTORE, 2);
+        sum.visitInsn(ICONST_0);
+        sum.visitVarInsn(ISTORE, 3);
+        sum.visitJumpInsn(GOTO, test);
+        sum.visitLabel(body);
+        sum.visitVarInsn(ILOAD, 2);
+        sum.visitVarInsn(ILOAD, 3);
+        sum.visitInsn(IADD);
+        sum.visitVarInsn(ISTORE, 2);
+        sum.visitIincInsn(3, 1);
+        sum.visitLabel(test);
+        sum.visitVarInsn(ILOAD, 3);
+        sum.visitVarInsn(ILOAD, 1);
+        sum.visitJumpInsn(IF_ICMPLT, body);
+        sum.visitVarInsn(ILOAD, 2);
+        sum.visitInsn(IRETURN);
+        sum.visitMaxs(0, 0);
+        sum.visitEnd();
+        MethodVisitor main = cw.visitMethod(ACC_PUBLIC | ACC_STATIC, "main", "([Ljava/lang/String;)V", null, null);
+        main.visitCode();
+        main.visitFieldInsn(GETSTATIC, "java/lang/System", "out", "Ljava/io/PrintStream;");
+        main.visitFieldInsn(GETSTATIC, name, "MODULE$", self);
+        main.visitIntInsn(BIPUSH, 100);
+        main.visitMethodInsn(INVOKEVIRTUAL, name, "sum", "(I)I", false);
+        main.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+        main.visitInsn(RETURN);
+        main.visitMaxs(0, 0);
+        main.visitEnd();
+        cw.visitEnd();
+        return cw.toByteArray();
     }
 
     // ---------------------------------------------------------------------------------------
