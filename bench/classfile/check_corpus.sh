@@ -9,7 +9,9 @@
 # --build: the meson build dir (default build/); --work: where the reassembled classes go
 # (default: a fresh temp dir, removed at the end unless KEEP=1); --sample N: only N classes
 # of the JDK, spread over all modules (0: all, what the 'corpus' meson test runs); --apps: only these
-# application jars (default: h2 eclipse-jdt-core js xalan2 xercesImpl sunflow bcprov).
+# application jars (default: h2 eclipse-jdt-core js xalan2 xercesImpl sunflow bcprov; the JVM
+# languages' jars are another set: clojure groovy-all jython scala-library scala-reflect
+# scala-compiler).
 # Exit status: 0 when every class round-tripped, reassembled and verified; 1 otherwise.
 set -eu
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -113,6 +115,12 @@ deps_of() {
   xalan2) echo "xercesImpl serializer xml-apis" ;;
   xercesImpl) echo "xml-apis xml-resolver" ;;
   sunflow) echo "janino commons-compiler" ;;
+  # The JVM languages of bench/README.md (their Debian packages: clojure, groovy, jython, scala).
+  clojure) echo "spec.alpha core.specs.alpha" ;;
+  jython) echo "antlr3-runtime antlr3 stringtemplate4 asm asm-commons asm-util commons-compress guava icu4j jffi jnr-constants jnr-ffi jnr-netdb jnr-posix jline2 netty-buffer netty-codec netty-common netty-handler netty-resolver netty-transport servlet-api ant" ;;
+  groovy-all) echo "ant jline2 servlet-api junit4" ;;
+  scala-reflect) echo "scala-library" ;;
+  scala-compiler) echo "scala-library scala-reflect scala-xml_2.11 jline2 jansi ant" ;;
   *) echo "" ;;
   esac
 }
