@@ -366,6 +366,12 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
              ["jython", "libjs-jquery"], [SHARE / "jython.jar"], "org.python.util.jython",
              _script_args("jython/workload.py"), _keep_stdout, classes=4697,
              jvm_opts=["-Dpython.cachedir.skip=true"]),
+    # jruby.home: JRuby's Ruby standard library; compile.mode=FORCE: every Ruby method compiled
+    # into JVM classes at once (what the agent then rewrites), not after a threshold.
+    Workload("jruby", "JRuby 9.3 tokenising jQuery: modules, blocks, method_missing",
+             ["jruby", "libjs-jquery"], [SHARE / "jruby-core.jar"], "org.jruby.Main",
+             _script_args("ruby/workload.rb"), _keep_stdout, classes=9178,
+             jvm_opts=["-Djruby.home=/usr/share/jruby", "-Djruby.compile.mode=FORCE"]),
     # One size: the compiler's start-up (reading the JDK's classes through jrt:/) is most of a
     # run, about 4 s uninstrumented, 17 s at interval 1.
     Workload("scalac", "Scala 2.11 compiler compiling a file of case classes and implicits",

@@ -1,6 +1,7 @@
 #include "rewriter/sampled_calls.h"
 
 #include "classfile/opcodes.h"
+#include "rewriter/caller_sensitive.h"
 #include "rewriter/jdk_packages.h"
 #include "rewriter/runtime_api.h"
 
@@ -73,13 +74,16 @@ Result<SampledCalls> SampledCalls::for_class(const ClassFile& cf, std::string_vi
 }
 
 bool SampledCalls::eligible(const Insn& insn, std::string_view owner, std::string_view name,
-                            bool interface_ref) const {
+                            std::string_view descriptor, bool interface_ref) const {
   if (name.empty() || name[0] == '<' || owner.empty() || owner[0] == '[') return false;
   // Classes no rewrite of an application touches: their methods have no sampled twins, and a
   // call through a method handle would only cost the sample time (and signature-polymorphic
   // methods such as MethodHandle.invoke cannot be called that way at all).
   if (in_jdk_package(owner) || owner.starts_with("duplex/runtime/") || owner == runtime_class_)
     return false;
+  // A caller-sensitive JDK method inherited by the owner would see the method handle's invoker
+  // as its caller (rewriter/caller_sensitive.h).
+  if (is_caller_sensitive_inherited(name, descriptor)) return false;
   // invokespecial names a private method of this class, or a superclass's method (a super
   // call, never sampled through: its twin would be the superclass's own).
   if (insn.opcode == op::kInvokespecial && owner != class_name_) return false;
@@ -121,7 +125,8 @@ Result<uint16_t> SampledCalls::site_constant(ConstantPool& pool, const Insn& ins
   auto member = pool.member_ref(callee_ref);
   if (!member) return Error::plain("an invoke names no method reference");
   bool interface_ref = pool.tag(callee_ref) == CpTag::kInterfaceMethodref;
-  if (!eligible(insn, member->owner, member->name, interface_ref)) return uint16_t{0};
+  if (!eligible(insn, member->owner, member->name, member->descriptor, interface_ref))
+    return uint16_t{0};
   std::string name(member->name);
   std::string type(member->descriptor);
   if (insn.opcode != op::kInvokestatic)

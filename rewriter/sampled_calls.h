@@ -52,7 +52,7 @@ class SampledCalls {
 
  private:
   bool eligible(const Insn& insn, std::string_view owner, std::string_view name,
-                bool interface_ref) const;
+                std::string_view descriptor, bool interface_ref) const;
   // The InvokeDynamic constant for a call, or 0 for a call that cannot reach a twin.
   Result<uint16_t> site_constant(ConstantPool& pool, const Insn& insn, uint8_t kind);
   Result<uint16_t> bootstrap_handle(ConstantPool& pool);

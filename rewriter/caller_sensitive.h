@@ -1,0 +1,99 @@
+// JDK methods that look at their caller (@jdk.internal.reflect.CallerSensitive) and that a call
+// naming an application class can reach: public or protected members of the JDK's non-final
+// classes, which such a class inherits (`registerAsParallelCapable()` called as
+// `MyLoader.registerAsParallelCapable()`). Calls naming a JDK class are never redirected at all.
+//
+// Why: a sampled call that goes through a method handle (rewriter/sampled_calls.h) makes a
+// caller-sensitive method see an injected invoker class as its caller, not the class that made
+// the call: JRuby's class loader then failed to register as parallel capable (the invoker is
+// not a ClassLoader), and a field updater or a resource bundle could fail or differ the same
+// way. Such calls keep their instruction.
+//
+// The list is JDK 17's (every jmod scanned for the annotation, 2026-11-27); a later JDK's
+// additions are missed until they are added here.
+#pragma once
+
+#include <string_view>
+
+namespace duplex {
+
+// "name" + "descriptor", sorted.
+inline constexpr std::string_view kCallerSensitiveInherited[] = {
+    "allocateMemory(J)Ljdk/incubator/foreign/MemoryAddress;",
+    "asInterfaceInstance(Ljava/lang/Class;Ljava/lang/invoke/MethodHandle;)Ljava/lang/Object;",
+    "asSegment(JLjava/lang/Runnable;Ljdk/incubator/foreign/ResourceScope;)Ljdk/incubator/foreign/"
+    "MemorySegment;",
+    "asSegment(JLjdk/incubator/foreign/ResourceScope;)Ljdk/incubator/foreign/MemorySegment;",
+    "canAccess(Ljava/lang/Object;)Z",
+    "clearCache()V",
+    "deregisterDriver(Ljava/sql/Driver;)V",
+    "drivers()Ljava/util/stream/Stream;",
+    "forClass()Ljava/lang/Class;",
+    "freeMemory(Ljdk/incubator/foreign/MemoryAddress;)V",
+    "getAnonymousLogger(Ljava/lang/String;)Ljava/util/logging/Logger;",
+    "getBundle(Ljava/lang/String;)Ljava/util/ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/lang/Module;)Ljava/util/ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/Locale;)Ljava/util/ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/Locale;Ljava/lang/ClassLoader;)Ljava/util/"
+    "ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/Locale;Ljava/lang/ClassLoader;Ljava/util/"
+    "ResourceBundle$Control;)Ljava/util/ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/Locale;Ljava/lang/Module;)Ljava/util/ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/Locale;Ljava/util/ResourceBundle$Control;)Ljava/util/"
+    "ResourceBundle;",
+    "getBundle(Ljava/lang/String;Ljava/util/ResourceBundle$Control;)Ljava/util/ResourceBundle;",
+    "getCallerClass()Ljava/lang/Class;",
+    "getConnection(Ljava/lang/String;)Ljava/sql/Connection;",
+    "getConnection(Ljava/lang/String;Ljava/lang/String;Ljava/lang/String;)Ljava/sql/Connection;",
+    "getConnection(Ljava/lang/String;Ljava/util/Properties;)Ljava/sql/Connection;",
+    "getContextClassLoader()Ljava/lang/ClassLoader;",
+    "getDriver(Ljava/lang/String;)Ljava/sql/Driver;",
+    "getDrivers()Ljava/util/Enumeration;",
+    "getFields()[Ljava/lang/reflect/Field;",
+    "getInstance()Ljdk/incubator/foreign/CLinker;",
+    "getInvocationHandler(Ljava/lang/Object;)Ljava/lang/reflect/InvocationHandler;",
+    "getLogger(Ljava/lang/String;)Ljava/util/logging/Logger;",
+    "getLogger(Ljava/lang/String;Ljava/lang/String;)Ljava/util/logging/Logger;",
+    "getPackage(Ljava/lang/String;)Ljava/lang/Package;",
+    "getPackages()[Ljava/lang/Package;",
+    "getParent()Ljava/lang/ClassLoader;",
+    "getPlatformClassLoader()Ljava/lang/ClassLoader;",
+    "getProxyClass(Ljava/lang/ClassLoader;[Ljava/lang/Class;)Ljava/lang/Class;",
+    "getSystemClassLoader()Ljava/lang/ClassLoader;",
+    "getType()Ljava/lang/Class;",
+    "globalNativeSegment()Ljdk/incubator/foreign/MemorySegment;",
+    "invokeDefault(Ljava/lang/Object;Ljava/lang/reflect/Method;[Ljava/lang/Object;)Ljava/lang/"
+    "Object;",
+    "load(Ljava/lang/String;)V",
+    "loadLibrary(Ljava/lang/String;)V",
+    "loaderLookup()Ljdk/incubator/foreign/SymbolLookup;",
+    "lookup()Ljava/lang/invoke/MethodHandles$Lookup;",
+    "newProxyInstance(Ljava/lang/ClassLoader;[Ljava/lang/Class;Ljava/lang/reflect/"
+    "InvocationHandler;)Ljava/lang/Object;",
+    "newUpdater(Ljava/lang/Class;Ljava/lang/Class;Ljava/lang/String;)Ljava/util/concurrent/atomic/"
+    "AtomicReferenceFieldUpdater;",
+    "newUpdater(Ljava/lang/Class;Ljava/lang/String;)Ljava/util/concurrent/atomic/"
+    "AtomicIntegerFieldUpdater;",
+    "newUpdater(Ljava/lang/Class;Ljava/lang/String;)Ljava/util/concurrent/atomic/"
+    "AtomicLongFieldUpdater;",
+    "ofAddress(Ljdk/incubator/foreign/MemoryAddress;)Ljdk/incubator/foreign/CLinker$VaList;",
+    "ofAddress(Ljdk/incubator/foreign/MemoryAddress;Ljdk/incubator/foreign/ResourceScope;)Ljdk/"
+    "incubator/foreign/CLinker$VaList;",
+    "registerAsParallelCapable()Z",
+    "setAccessible(Z)V",
+    "setAccessible([Ljava/lang/reflect/AccessibleObject;Z)V",
+    "systemLookup()Ljdk/incubator/foreign/SymbolLookup;",
+    "toJavaString(Ljdk/incubator/foreign/MemoryAddress;)Ljava/lang/String;",
+    "trySetAccessible()Z",
+};
+
+inline bool is_caller_sensitive_inherited(std::string_view name, std::string_view descriptor) {
+  for (std::string_view sig : kCallerSensitiveInherited) {
+    if (sig.size() == name.size() + descriptor.size() && sig.starts_with(name) &&
+        sig.substr(name.size()) == descriptor)
+      return true;
+  }
+  return false;
+}
+
+}  // namespace duplex
