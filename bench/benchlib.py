@@ -311,8 +311,18 @@ def _scalac_args(prep: Path, run: Path, size: str) -> List[str]:
     return ["-usejavacp", "-d", str(run / "classes"), str(BENCH / "workloads/scala/Shapes.scala")]
 
 
-def _scalac_normalise(stdout: str, stderr: str, run: Path) -> str:
-    """Every class file scalac wrote, with its hash; then whatever it printed."""
+KOTLIN_HOME = Path("/usr/share/kotlin/kotlinc")
+
+
+def _kotlinc_args(prep: Path, run: Path, size: str) -> List[str]:
+    # -kotlin-home: the standard library the compiled file is checked against (an input, never
+    # the rewritten one the compiler itself runs on).
+    return ["-kotlin-home", str(KOTLIN_HOME), "-d", str(run / "classes"),
+            str(BENCH / "workloads/kotlin/Shapes.kt")]
+
+
+def _compiled_classes_normalise(stdout: str, stderr: str, run: Path) -> str:
+    """Every class file a compiler wrote, with its hash; then whatever it printed."""
     out = run / "classes"
     lines = ["%s %s" % (p.relative_to(out), _sha256(p.read_bytes())[:16])
              for p in sorted(out.rglob("*.class"))]
@@ -377,7 +387,15 @@ WORKLOADS: Dict[str, Workload] = {w.name: w for w in [
     Workload("scalac", "Scala 2.11 compiler compiling a file of case classes and implicits",
              ["scala"],
              [SHARE / "scala-library.jar", SHARE / "scala-reflect.jar", SHARE / "scala-compiler.jar"],
-             "scala.tools.nsc.Main", _scalac_args, _scalac_normalise, classes=15639),
+             "scala.tools.nsc.Main", _scalac_args, _compiled_classes_normalise, classes=15639),
+    # kotlinc's own launcher runs it with -noverify; here every class is verified as usual.
+    Workload("kotlinc", "Kotlin 1.3 compiler compiling a file of data classes and lambdas",
+             ["kotlin"],
+             [KOTLIN_HOME / "lib" / j for j in
+              ["kotlin-stdlib.jar", "kotlin-reflect.jar", "kotlin-script-runtime.jar",
+               "trove4j.jar", "annotations-13.0.jar", "kotlin-compiler.jar"]],
+             "org.jetbrains.kotlin.cli.jvm.K2JVMCompiler", _kotlinc_args,
+             _compiled_classes_normalise, classes=25735),
 ]}
 
 

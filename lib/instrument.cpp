@@ -12,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <unordered_map>
 
 #include "classfile/archive.h"
 #include "classfile/class_index.h"
@@ -458,14 +459,30 @@ class PathInstrumenter {
     return Ok{};
   }
 
+  // Entries whose name a later entry of the archive repeats. The JVM reads the last entry of a
+  // name (java.util.zip looks names up from the end), and libzip cannot write two entries of
+  // one name: the earlier ones are left out (Debian's kotlin-compiler.jar repeats ten
+  // directory entries).
+  static std::vector<bool> superseded_entries(const std::vector<JarEntry>& entries) {
+    std::vector<bool> superseded(entries.size(), false);
+    std::unordered_map<std::string_view, size_t> last;
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto [it, fresh] = last.try_emplace(entries[i].name, i);
+      if (!fresh) superseded[it->second] = true, it->second = i;
+    }
+    return superseded;
+  }
+
   Status rewrite_jar(const std::string& input, const std::string& output) {
     auto reader = JarReader::open(input);
     if (!reader) return reader.error();
     bool signed_jar = false;
     std::vector<size_t> classes;  // the class entries, rewritten ahead on the pool's threads
     const std::vector<JarEntry>& entries = reader->entries();
+    const std::vector<bool> superseded = superseded_entries(entries);
     for (size_t i = 0; i < entries.size(); ++i) {
       const JarEntry& e = entries[i];
+      if (superseded[i]) continue;
       total_ += is_class_entry(e.name);
       signed_jar = signed_jar || is_signature_file(e.name);
       if (!e.is_directory && is_class_entry(e.name)) classes.push_back(i);
@@ -478,7 +495,12 @@ class PathInstrumenter {
       pool.emplace(reader->path(), entries, classes, options_, jobs_);
     }
     size_t next_class = 0;
-    for (const JarEntry& e : entries) {
+    for (size_t i = 0; i < entries.size(); ++i) {
+      const JarEntry& e = entries[i];
+      if (superseded[i]) {
+        ++summary_.duplicate_entries_dropped;
+        continue;
+      }
       std::optional<ClassOutcome> outcome;
       if (!e.is_directory && is_class_entry(e.name)) {
         if (pool) {

@@ -265,6 +265,10 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   if (s.index_classes) out << "  class index: " << s.index_classes << " classes\n";
   for (const std::string& note : s.index_notes) out << "  class index: " << note << "\n";
   if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";
+  if (s.duplicate_entries_dropped) {
+    out << "  duplicate entries left out: " << s.duplicate_entries_dropped
+        << " (a later entry has the same name; the JVM reads only the last)\n";
+  }
   if (s.signature_files_removed) {
     out << "  jar signature removed (" << s.signature_files_removed
         << " file(s)): the rewritten classes no longer match it\n";

@@ -66,6 +66,8 @@ struct InstrumentSummary {
   std::vector<ClassFailure> failures;  // could not be rewritten: copied unchanged
   size_t nested_jars = 0;
   size_t signature_files_removed = 0;  // jar signatures are stripped (the classes change)
+  // Entries whose name a later entry repeats, left out: the JVM reads only the last of a name.
+  size_t duplicate_entries_dropped = 0;
   std::map<std::string, size_t> methods_by_transform;  // "full" -> 120, "unchanged" -> 4
   std::map<std::string, size_t> fallbacks_by_reason;   // short reason -> count
   uint64_t class_bytes_before = 0;                     // of the classes rewritten

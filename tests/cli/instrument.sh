@@ -208,6 +208,31 @@ cmp -s "$tmp/single/Counter\$DuplexTwins.class" "$tmp/lib-lazy/lib/Counter\$Dupl
   fail "single class: another twin class than the directory's"
 echo "ok directory and single class"
 
+# --- duplicate entry names: the JVM reads the last entry of a name, libzip writes one ---
+# dup.jar repeats a directory, a resource and a class (v11's Version first, the v8 one last).
+python3 - "$tmp" <<'PY'
+import sys, warnings, zipfile
+warnings.simplefilter("ignore")  # zipfile warns about the duplicate names it writes
+tmp = sys.argv[1]
+with zipfile.ZipFile(tmp + "/dup.jar", "w") as z:
+    z.writestr("app/", b"")
+    z.writestr("app/data.txt", b"first\n")
+    z.write(tmp + "/v11/app/Version.class", "app/Version.class")
+    z.writestr("app/", b"")
+    z.write(tmp + "/classes/app/Main.class", "app/Main.class")
+    z.write(tmp + "/classes/app/Version.class", "app/Version.class")
+    z.writestr("app/data.txt", b"second\n")
+PY
+[ "$(java -cp "$tmp/dup.jar:$tmp/lib" app.Main)" = "base 499500 v8" ] || fail "dup.jar: the JVM read another entry"
+"$duplex" instrument "$tmp/dup.jar" -o "$tmp/dup-out.jar" >"$tmp/dup.txt" 2>&1 || fail "dup.jar: $(cat "$tmp/dup.txt")"
+grep -q "duplicate entries left out: 3" "$tmp/dup.txt" || fail "dup.jar: summary: $(cat "$tmp/dup.txt")"
+[ "$(unzip -Z1 "$tmp/dup-out.jar" | tr '\n' ' ')" = "app/ app/Main.class app/Version.class app/data.txt " ] ||
+  fail "dup.jar: entries $(unzip -Z1 "$tmp/dup-out.jar" | tr '\n' ' ')"
+[ "$(unzip -p "$tmp/dup-out.jar" app/data.txt)" = "second" ] || fail "dup.jar: not the last data.txt"
+[ "$(java -Xbootclasspath/a:"$runtime" -Dduplex.out="$tmp/dup.xml" -cp "$tmp/dup-out.jar:$tmp/lib" app.Main)" = "base 499500 v8" ] ||
+  fail "dup.jar: the rewritten program printed something else"
+echo "ok duplicate entry names"
+
 # --- refusing a rewritten input ---
 status=0
 "$duplex" instrument "$tmp/mr-out.jar" -o "$tmp/twice.jar" 2>"$tmp/err" || status=$?
