@@ -161,7 +161,7 @@ class OutlinePlanner {
       OutlineParam p{s, c.claimed ? c.kind : VTag::kInteger, 0, true, s};
       if (p.kind == VTag::kObject) {
         bool exact = c.declared && !c.mixed_classes;
-        if (exact && names_host(*c.declared)) p.cast_to = static_cast<uint16_t>(*c.declared);
+        if (exact && !shown_by_method(*c.declared)) p.cast_to = static_cast<uint16_t>(*c.declared);
         p.declared_class = static_cast<uint16_t>(exact && !p.cast_to ? *c.declared : *object);
       }
       layout_.params.push_back(p);
@@ -181,15 +181,26 @@ class OutlinePlanner {
     return Ok{};
   }
 
-  // A parameter of the host's own type (`this`, or a local of that type) is declared as an
-  // Object and cast back in the twin's prologue. Why: a twin of the host is one of its declared
-  // methods, and reflective runtimes walk those: Groovy 2.4 builds the metadata of a closure
-  // class from its methods' parameter types, and a parameter of the class being described
-  // sends it back into building that same class, without end (a StackOverflowError in every
-  // Groovy program). The class's own methods rarely take their own type; twins always did.
-  bool names_host(uint32_t class_index) const {
+  // A twin is one of its class's declared methods, and reflection resolves the types its
+  // signature names, so a twin names only what its method's own descriptor names, never the
+  // class itself: any other parameter is declared as an Object and cast back where the twin
+  // starts. Why: Groovy 2.4 builds the metadata of a closure class from its methods' parameter
+  // types, and a parameter of the class being described sent it back into building that same
+  // class, without end (a StackOverflowError in every Groovy program; twins took `this`); and
+  // getDeclaredMethods() threw NoClassDefFoundError where a twin's local was of a type from an
+  // optional dependency the original's signatures never named (kotlin-gradle-plugin without
+  // Gradle).
+  bool shown_by_method(uint32_t class_index) const {
     auto name = pool_.class_name(static_cast<uint16_t>(class_index));
-    return name && *name == m_.context.class_name;
+    if (!name || *name == m_.context.class_name) return false;
+    const std::string& desc = m_.context.descriptor;
+    if (name->front() == '[') return desc.find(*name) != std::string::npos;
+    for (size_t at = desc.find(*name); at != std::string::npos; at = desc.find(*name, at + 1)) {
+      if (at > 0 && desc[at - 1] == 'L' && at + name->size() < desc.size() &&
+          desc[at + name->size()] == ';')
+        return true;
+    }
+    return false;
   }
 
   static void claim(std::vector<SlotClaim>& claims, std::vector<OutlineParam>& secondary,

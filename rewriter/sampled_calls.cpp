@@ -35,7 +35,7 @@ uint8_t reference_kind(uint16_t opcode) {
 std::string sampled_twin_descriptor(std::string_view class_name, std::string_view descriptor,
                                     bool is_static) {
   // The class's own type, as a twin declares it: java.lang.Object (rewriter/outline_layout.cpp,
-  // names_host).
+  // shown_by_method).
   constexpr std::string_view kObject = "Ljava/lang/Object;";
   std::string own = "L" + std::string(class_name) + ";";
   std::string out = "(";

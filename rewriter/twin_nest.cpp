@@ -311,7 +311,7 @@ std::pair<std::vector<std::string_view>, char> descriptor_params(std::string_vie
 }
 
 // `descriptor` with each parameter of type `own` (the host, `Lname;`) declared as an Object:
-// what the bridge is declared as. Twins do the same (rewriter/outline_layout.cpp, names_host):
+// what the bridge is declared as. Twins do the same (rewriter/outline_layout.cpp, shown_by_method):
 // no added method takes its own class, which reflective runtimes (Groovy's) recurse on.
 std::string declared_descriptor(std::string_view descriptor, std::string_view own) {
   auto [params, ret] = descriptor_params(descriptor);

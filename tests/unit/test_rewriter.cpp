@@ -583,6 +583,34 @@ TEST_CASE("no method the rewrite adds takes its own class as a parameter", "[rew
   }
 }
 
+TEST_CASE("a twin's parameters name only types its method's descriptor names", "[rewriter]") {
+  // getDeclaredMethods() resolves every type a class's methods name: a twin taking a local of
+  // a type from an optional dependency threw NoClassDefFoundError where the original class's
+  // reflection worked. Reflective.describe's loop keeps a List, an Iterator and Strings live.
+  auto bytes = test::fixture_class("fixtures/Reflective");
+  REQUIRE_FALSE(bytes.empty());
+  auto r = rewrite_class(bytes, options_for(Mode::kFull, {"call-edge", "field-access"}));
+  REQUIRE(r.ok());
+  auto after = ClassFile::parse(r->bytes);
+  REQUIRE(after.ok());
+  bool found = false;
+  for (const Member& m : after->methods) {
+    if (after->member_name(m) != "describe$duplex") continue;
+    found = true;
+    std::string_view desc = after->member_descriptor(m);
+    INFO(desc);
+    // (Ljava/lang/Class;...)Ljava/lang/String;: Class and String are the method's own types.
+    std::string_view params = desc.substr(1, desc.find(')') - 1);
+    for (size_t at = params.find('L'); at != std::string_view::npos;
+         at = params.find('L', params.find(';', at))) {
+      std::string_view type = params.substr(at, params.find(';', at) + 1 - at);
+      CHECK((type == "Ljava/lang/Object;" || type == "Ljava/lang/Class;" ||
+             type == "Ljava/lang/String;"));
+    }
+  }
+  CHECK(found);
+}
+
 TEST_CASE("rewriting is deterministic", "[rewriter]") {
   for (Mode mode : {Mode::kFull, Mode::kPartial, Mode::kNoDup, Mode::kExhaustive, Mode::kChecksOnly,
                     Mode::kAuto}) {
