@@ -587,6 +587,7 @@ def overhead_cell(times: List[float], base: float) -> str:
 DUPLEX = Path(os.environ.get("DUPLEX", REPO / "build" / "tools" / "duplex"))
 RUNTIME_JAR = Path(os.environ.get("DUPLEX_RUNTIME_JAR", REPO / "build" / "runtime" /
                                   "duplex-runtime.jar"))
+AGENT_SO = REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
 
 
 @dataclass

@@ -47,12 +47,10 @@ def verify(jar: Path, deps: list, failing_before: set = frozenset()) -> dict:
     counted apart instead of as failures."""
     cp = ":".join(str(d) for d in [benchlib.RUNTIME_JAR] + deps)
     v = benchlib.verify_jar(jar, cp)
-    as_before = set(v["fails"]) & failing_before
-    v["as_before"] = len(as_before)
-    v["failed"] -= len(as_before)
-    v["fails"] = [l for l in v["fail_lines"]
-                  if not any(l.startswith("FAIL %s:" % c) or l.startswith("FAIL %s " % c)
-                             for c in as_before)]
+    v["as_before"] = len(set(v["fails"]) & failing_before)
+    v["failed"] -= v["as_before"]
+    v["fails"] = ["FAIL %s: %s" % (c, why) for c, why in v["fails"].items()
+                  if c not in failing_before]
     v["skips"] = v["skip_lines"]
     if not v["ok"]:
         v["failed"] = -1
@@ -77,7 +75,7 @@ def rewritten_count(summary: str) -> str:
     return "%s/%s" % (m.group(1), m.group(2)) if m else "?"
 
 
-AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
+AGENT_SO = benchlib.AGENT_SO
 VERIFY_ALL = ["-Xverify:all", "-XX:+UnlockDiagnosticVMOptions", "-XX:+BytecodeVerificationLocal"]
 
 

@@ -75,7 +75,7 @@ QUICK_PROGRAMS = ["xalan", "bcprov"]
 # Configurations that record every event (a stack walk per call edge): if the first of them
 # (full@1) runs past --slow-timeout, the others are skipped for that program.
 PERFECT = ("full@1", "partial@1", "nodup@1", "exh-ce", "exh-both")
-AGENT_SO = benchlib.REPO / "build" / "runtime" / "agent" / "libduplexagent.so"
+AGENT_SO = benchlib.AGENT_SO  # a copy in the run's tools/ replaces it (below)
 JACOCO_OUTER = Path("/usr/share/java/org.jacoco.agent.jar")
 # Debian's libtcmalloc-minimal4 (installed with libgoogle-perftools-dev): the duplex program's
 # allocator (tools/meson.build).

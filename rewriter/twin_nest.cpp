@@ -311,8 +311,10 @@ std::pair<std::vector<std::string_view>, char> descriptor_params(std::string_vie
 }
 
 // `descriptor` with each parameter of type `own` (the host, `Lname;`) declared as an Object:
-// what the bridge is declared as. Twins do the same (rewriter/outline_layout.cpp, shown_by_method):
-// no added method takes its own class, which reflective runtimes (Groovy's) recurse on.
+// what the bridge is declared as, since no added method may take its own class (reflective
+// runtimes such as Groovy's recurse on those; rewriter/outline_layout.cpp, shown_by_method).
+// Unlike a twin's, its other parameters and its result keep the operand types: the twin calls
+// it in place of a three-byte instruction, where no cast of the result fits.
 std::string declared_descriptor(std::string_view descriptor, std::string_view own) {
   auto [params, ret] = descriptor_params(descriptor);
   std::string out = "(";
