@@ -4,11 +4,13 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -161,6 +163,7 @@ void do_stop(JNIEnv* jni) {
   State& s = state();
   if (s.stopped.exchange(true) || s.dead.load()) return;
   auto t0 = std::chrono::steady_clock::now();
+  if (s.ahead) s.ahead->stop();  // nothing loads rewritten any more
   if (s.duplex_class && s.set_interval_mid) {
     jni->CallStaticVoidMethod(s.duplex_class, s.set_interval_mid, 0);
     clear_exception(jni, "Duplex.setInterval(0)");
@@ -266,6 +269,15 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
         {"agent-transform-max-class", slowest},
         {"agent-stopped", s.stopped.load() ? "true" : "false"},
     };
+    if (s.ahead) {
+      AheadStats a = s.ahead->stats();
+      kv.emplace_back("agent-ahead-classpath-classes", std::to_string(a.class_path_classes));
+      kv.emplace_back("agent-ahead-rewritten", std::to_string(a.rewritten));
+      kv.emplace_back("agent-ahead-hits", std::to_string(a.hits));
+      kv.emplace_back("agent-ahead-waits", std::to_string(a.waited));
+      kv.emplace_back("agent-ahead-unused", std::to_string(a.held));
+      kv.emplace_back("agent-ahead-cpu-ms", ms_text(a.cpu_ns));
+    }
     if (s.cache) {
       kv.emplace_back("agent-cache-hits", std::to_string(st.cache_hits.load()));
       kv.emplace_back("agent-cache-misses", std::to_string(st.cache_misses.load()));
@@ -389,6 +401,7 @@ void JNICALL on_vm_death(jvmtiEnv*, JNIEnv*) {
     }
     g_stop_cv.notify_all();
     remove_runtime_jar();
+    if (s.ahead) s.ahead->stop();  // before exit() runs destructors the thread may use
     if (log_on(LogLevel::kInfo)) {
       Stats& st = s.stats;
       log_line(
@@ -432,6 +445,37 @@ void open_cache(State& s) {
   s.cache = std::move(cache.value());
 }
 
+// A system property as the launcher set it (readable in the OnLoad phase); "" if unset.
+std::string system_property(jvmtiEnv* jvmti, const char* name) {
+  char* value = nullptr;
+  if (jvmti->GetSystemProperty(name, &value) != JVMTI_ERROR_NONE || !value) return {};
+  std::string text = value;
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(value));
+  return text;
+}
+
+// ahead=true: indexes the class path and starts the background thread at once, so that it
+// runs while the JVM starts up. Its rewrites are only taken once rewriting is on (VMInit).
+// Whatever fails here, the agent runs on and rewrites classes as they load.
+void start_ahead(State& s) {
+  // Read now (JVMTI is not for the background thread), indexed there.
+  std::string class_path = system_property(s.jvmti, "java.class.path");
+  std::string command = system_property(s.jvmti, "sun.java.command");
+  int release = std::atoi(system_property(s.jvmti, "java.specification.version").c_str());
+  auto index = [class_path, release] { return ClassPath::index(class_path, std::max(release, 8)); };
+  auto first_class = [command] { return ClassPath::main_class(command); };
+  std::unique_ptr<AheadRewriter> ahead;
+  try {
+    ahead = std::make_unique<AheadRewriter>(index, first_class, selected_by_name, produce_rewrite,
+                                            s.options.ahead_lead);
+    ahead->start();
+  } catch (const std::exception& e) {
+    log_line("ahead: not started (%s); classes are rewritten as they load", e.what());
+    return;
+  }
+  s.ahead = ahead.release();
+}
+
 jint on_load(JavaVM* vm, char* options) {
   State& s = state();
   std::string error;
@@ -463,6 +507,7 @@ jint on_load(JavaVM* vm, char* options) {
     return JNI_ERR;
   }
   s.jvmti = jvmti;
+  if (s.options.ahead) start_ahead(s);
 
   jvmtiCapabilities caps;
   std::memset(&caps, 0, sizeof caps);

@@ -132,6 +132,13 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
   if (key == "nativeStack") {
     return parse_bool(v, o.native_stack) || bad(error, key, v, "true or false");
   }
+  if (key == "ahead") return parse_bool(v, o.ahead) || bad(error, key, v, "true or false");
+  if (key == "aheadLead") {
+    int64_t n = 0;
+    if (!parse_int64(v, 0, 1000000, n)) return bad(error, key, v, "a class count 0..1000000");
+    o.ahead_lead = static_cast<uint32_t>(n);
+    return true;
+  }
   if (key == "cache") {
     if (v.empty()) return bad(error, key, v, "a directory");
     o.cache_dir = v;
@@ -182,8 +189,8 @@ int64_t parse_duration_ms(const std::string& text) {
 
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
-         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, cache, layout, "
-         "check, flagCheckBytes, callerSampledBytes, methodCounters";
+         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, ahead, aheadLead, "
+         "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {

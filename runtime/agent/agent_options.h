@@ -37,6 +37,12 @@ struct AgentOptions {
   uint32_t caller_sampled_max_bytes = RewriteOptions{}.caller_sampled_max_bytes;
   bool method_counters = false;  // methodCounters=true: RewriteOptions::method_counters
   bool native_stack = true;      // let the runtime find call-edge callers with JVMTI GetStackTrace
+  // ahead=true: rewrite the application class path's classes on a background thread before
+  // they load (runtime/agent/ahead.h).
+  bool ahead = false;
+  // aheadLead=N: how many of its rewrites may wait unused before the thread follows only the
+  // classes that load (AheadRewriter's speculative_lead).
+  uint32_t ahead_lead = 256;
   // cache=DIR: rewritten classes kept across runs (runtime/agent/class_cache.h); "" = none.
   std::string cache_dir;
   // duplex.<name> system properties for the Java runtime, in the order given.

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -17,6 +18,7 @@
 
 #include "rewriter/rewriter.h"
 #include "runtime/agent/agent_options.h"
+#include "runtime/agent/ahead.h"
 #include "runtime/agent/class_cache.h"
 
 namespace duplex::agent {
@@ -53,6 +55,9 @@ struct State {
   AgentOptions options;
   RewriteOptions rewrite;
   std::optional<ClassCache> cache;  // cache=DIR, when usable
+  // ahead=true, when the class path could be read. Never deleted: the JVM may exit without
+  // VMDeath, and a destructor must not run under a thread still rewriting.
+  AheadRewriter* ahead = nullptr;
 
   std::atomic<bool> live{false};     // VMInit done, runtime loaded: rewrite
   std::atomic<bool> stopped{false};  // stop requested: pass every class through unchanged
@@ -83,6 +88,13 @@ void log_line(const char* fmt, ...) __attribute__((format(printf, 1, 2)));
 inline bool log_on(LogLevel level) {
   return state().options.log >= level;
 }
+
+// Whether the hook would rewrite a class of this internal name, judged by the name alone (the
+// loader's part of the rules is the hook's): class_hook.cpp.
+bool selected_by_name(const std::string& internal_name);
+// A class's rewrite as the hook makes it, from cache=DIR or the rewriter (stored in the cache
+// when made), without the hook's statistics; nullopt if it cannot be rewritten.
+std::optional<CachedRewrite> produce_rewrite(std::span<const uint8_t> bytes);
 
 // ClassFileLoadHook and ClassPrepare (class_hook.cpp).
 void JNICALL on_class_file_load(jvmtiEnv* jvmti, JNIEnv* jni, jclass class_being_redefined,

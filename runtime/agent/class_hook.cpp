@@ -35,18 +35,12 @@ bool starts_with_any(const std::string& name, std::span<const char* const> prefi
   return false;
 }
 
-// Why a class is not rewritten, or nullptr if it is selected.
-const char* rejection(JNIEnv* jni, const std::string& name, jobject loader) {
+// Why a class of this name is not rewritten whoever loads it, or nullptr.
+const char* name_rejection(const std::string& name) {
   State& s = state();
   if (starts_with_any(name, kNeverRewrite)) return "the runtime depends on it";
-  if (!s.options.jdk) {
-    if (!loader) return "bootstrap class (jdk=false)";
-    if (s.platform_loader && jni->IsSameObject(loader, s.platform_loader)) {
-      return "platform class (jdk=false)";
-    }
-    // Packages only the JDK defines: left alone whoever loads them.
-    if (in_jdk_package(name)) return "JDK package (jdk=false)";
-  }
+  // Packages only the JDK defines: left alone whoever loads them.
+  if (!s.options.jdk && in_jdk_package(name)) return "JDK package (jdk=false)";
   std::string dotted = name;
   for (char& c : dotted) {
     if (c == '/') c = '.';
@@ -59,6 +53,18 @@ const char* rejection(JNIEnv* jni, const std::string& name, jobject loader) {
     if (glob_match(g, dotted)) return nullptr;
   }
   return "not included";
+}
+
+// Why a class is not rewritten, or nullptr if it is selected.
+const char* rejection(JNIEnv* jni, const std::string& name, jobject loader) {
+  State& s = state();
+  if (!s.options.jdk) {
+    if (!loader) return "bootstrap class (jdk=false)";
+    if (s.platform_loader && jni->IsSameObject(loader, s.platform_loader)) {
+      return "platform class (jdk=false)";
+    }
+  }
+  return name_rejection(name);
 }
 
 uint64_t thread_cpu_ns() {
@@ -130,10 +136,14 @@ CachedRewrite as_cached(ClassRewrite&& r) {
                        std::move(r.site_tables)};
 }
 
-// The class's rewrite: from cache=DIR when it holds one for these bytes, else made (and then
-// stored there). A failed rewrite is not stored: it is tried, and logged, on every run.
+// The class's rewrite: made ahead by the background thread (ahead=true) from these very
+// bytes, or from cache=DIR when it holds one for them, else made (and then stored there). A
+// failed rewrite is not stored: it is tried, and logged, on every run.
 Result<CachedRewrite> rewrite_or_cached(const std::string& name, std::span<const uint8_t> bytes) {
   State& s = state();
+  if (s.ahead) {
+    if (auto made = s.ahead->take(name, bytes)) return std::move(*made);
+  }
   std::optional<CacheKey> key;
   if (s.cache) {
     key = s.cache->key_of(bytes);
@@ -155,6 +165,28 @@ Result<CachedRewrite> rewrite_or_cached(const std::string& name, std::span<const
   }
   return made;
 }
+
+}  // namespace
+
+bool selected_by_name(const std::string& internal_name) {
+  return name_rejection(internal_name) == nullptr;
+}
+
+std::optional<CachedRewrite> produce_rewrite(std::span<const uint8_t> bytes) {
+  State& s = state();
+  std::optional<CacheKey> key;
+  if (s.cache) {
+    key = s.cache->key_of(bytes);
+    if (auto hit = s.cache->load(*key, bytes.size())) return hit;
+  }
+  auto r = rewrite_class(bytes, s.rewrite);
+  if (!r) return std::nullopt;
+  CachedRewrite made = as_cached(std::move(r.value()));
+  if (key) (void)s.cache->store(*key, bytes.size(), made);  // the hook reports store failures
+  return made;
+}
+
+namespace {
 
 void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_name, jint len,
                const unsigned char* data, jint* new_len, unsigned char** new_data) {

@@ -12,19 +12,9 @@ java=$1 agent=$2 harness=$3 fixtures=$4 work=$5
 fresh_dir "$work"
 cache=$work/cache
 
-# shellcheck disable=SC2086
-"$java" $verify_flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$work/plain.out" \
-    2>"$work/plain.err" || fail "plain run failed: $(cat "$work/plain.err")"
+plain_fixtures_run
 
-run() { # run NAME OPTIONS: the fixtures under the agent; same output as the plain run
-    # shellcheck disable=SC2086
-    "$java" $verify_flags "-agentpath:$agent=$2,out=$work/$1.xml" \
-        -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$work/$1.out" 2>"$work/$1.err" ||
-        fail "$1: exit status $? ($2): $(cat "$work/$1.err")"
-    cmp -s "$work/plain.out" "$work/$1.out" ||
-        fail "$1: output differs from the plain run: $(diff "$work/plain.out" "$work/$1.out" | head -n 10)"
-    [ "$(attr "$work/$1.xml" agent-classes-failed)" = 0 ] || fail "$1: classes failed"
-}
+run() { agent_fixtures_run "$1" "$2"; }
 expect_counts() { # expect_counts NAME HITS MISSES
     hits=$(attr "$work/$1.xml" agent-cache-hits) misses=$(attr "$work/$1.xml" agent-cache-misses)
     [ "$hits" = "$2" ] && [ "$misses" = "$3" ] ||

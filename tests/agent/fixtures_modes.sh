@@ -11,9 +11,7 @@ set -eu
 java=$1 agent=$2 harness=$3 fixtures=$4 work=$5
 fresh_dir "$work"
 
-# shellcheck disable=SC2086
-"$java" $verify_flags -cp "$harness" duplex.test.RunFixtures "$fixtures" >"$work/plain.out" \
-    2>"$work/plain.err" || fail "plain run failed: $(cat "$work/plain.err")"
+plain_fixtures_run
 
 status=0
 run() { # run NAME OPTIONS: the fixtures under the agent
