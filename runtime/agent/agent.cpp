@@ -275,7 +275,7 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
       kv.emplace_back("agent-ahead-rewritten", std::to_string(a.rewritten));
       kv.emplace_back("agent-ahead-hits", std::to_string(a.hits));
       kv.emplace_back("agent-ahead-waits", std::to_string(a.waited));
-      kv.emplace_back("agent-ahead-unused", std::to_string(a.held));
+      kv.emplace_back("agent-ahead-unused", std::to_string(a.held + a.forgotten));
       kv.emplace_back("agent-ahead-cpu-ms", ms_text(a.cpu_ns));
     }
     if (s.cache) {

@@ -29,12 +29,14 @@ std::string_view element_class(std::string_view name) {
 }  // namespace
 
 AheadRewriter::AheadRewriter(Index index, FirstClass first_class, Selected selected,
-                             Produce produce, size_t speculative_lead)
+                             Produce produce, size_t speculative_lead,
+                             std::chrono::milliseconds forget_after)
     : index_(std::move(index)),
       first_class_(std::move(first_class)),
       selected_(std::move(selected)),
       produce_(std::move(produce)),
-      speculative_lead_(speculative_lead) {}
+      speculative_lead_(speculative_lead),
+      forget_after_(forget_after) {}
 
 AheadRewriter::~AheadRewriter() {
   stop();
@@ -140,10 +142,17 @@ void AheadRewriter::run(uint64_t cpu0) {
       if (!has_work()) {
         idle_ = true;
         made_.notify_all();
-        wake_.wait(lock, has_work);
+        if (!wake_.wait_for(lock, forget_after_, has_work)) {
+          stats_.forgotten += held_.size();
+          held_.clear();
+          held_bytes_ = 0;
+          guessing_ = false;
+          wake_.wait(lock, has_work);
+        }
         idle_ = false;
       }
       if (quit_) return;
+      if (!loaded_.empty()) guessing_ = true;
       loaded.swap(loaded_);
     }
     follow_loaded(std::move(loaded));
@@ -181,7 +190,7 @@ void AheadRewriter::drop_stale() {
 // Whether the queue's first entry may be rewritten now (mu_ held, stale entries dropped).
 bool AheadRewriter::ready() const {
   if (queue_.empty() || held_bytes_ >= kMaxHeldBytes) return false;
-  return !queue_.front().speculative || held_.size() < speculative_lead_;
+  return !queue_.front().speculative || (guessing_ && held_.size() < speculative_lead_);
 }
 
 bool AheadRewriter::next(std::string& name) {

@@ -42,6 +42,7 @@ struct AheadStats {
   uint64_t hits = 0;       // of those, taken by the hook
   uint64_t waited = 0;     // hooks that waited for the class the thread was rewriting
   uint64_t held = 0;       // rewritten and not (yet) taken
+  uint64_t forgotten = 0;  // rewritten, not taken, and dropped once loading had stopped
   uint64_t cpu_ns = 0;     // the background thread's CPU time
   uint64_t class_path_classes = 0;  // classes the class path index holds
 };
@@ -61,8 +62,12 @@ class AheadRewriter {
   // start-up path) and `first_class`, the class to rewrite first (may return "").
   using Index = std::function<ClassPath()>;
   using FirstClass = std::function<std::string()>;
+  // `forget_after`: once no class has loaded for this long and nothing is left to do, the
+  // rewrites not taken are dropped (a program that has settled is unlikely to load them, and a
+  // long-running one should not keep them), and the thread guesses no more until a class loads.
   AheadRewriter(Index index, FirstClass first_class, Selected selected, Produce produce,
-                size_t speculative_lead);
+                size_t speculative_lead,
+                std::chrono::milliseconds forget_after = std::chrono::seconds(30));
   ~AheadRewriter();
   AheadRewriter(const AheadRewriter&) = delete;
   AheadRewriter& operator=(const AheadRewriter&) = delete;
@@ -106,6 +111,7 @@ class AheadRewriter {
   Selected selected_;
   Produce produce_;
   size_t speculative_lead_;
+  std::chrono::milliseconds forget_after_;
   struct Queued {
     std::string name;
     // Named by a class rewritten here rather than by one that loaded: a guess two steps
@@ -125,7 +131,8 @@ class AheadRewriter {
   uint64_t held_bytes_ = 0;
   std::string in_progress_;
   bool quit_ = false;
-  bool idle_ = false;  // the thread is waiting with nothing to do
+  bool idle_ = false;     // the thread is waiting with nothing to do
+  bool guessing_ = true;  // false from a forgetting until the next class loads
   AheadStats stats_;
   std::thread thread_;
 };

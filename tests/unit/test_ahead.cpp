@@ -8,6 +8,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "classfile/archive.h"
@@ -229,4 +230,27 @@ TEST_CASE("past its lead the thread follows only the classes that load", "[ahead
   CHECK(made.count("fixtures/Dispatch$Square") == 1);
   CHECK(made.count("fixtures/Dispatch$Dog") == 1);
   CHECK(made.count("fixtures/Dispatch$Robot") == 1);
+}
+
+TEST_CASE("once loading stops, the rewrites not taken are dropped and guessing stops", "[ahead]") {
+  FakeRewriter fake;
+  // A lead of 2: Dispatch (the first class) and one guess are held, then it waits for loads.
+  AheadRewriter ahead(fixtures_path, first("fixtures/Dispatch"), in_fixtures, fake.produce(), 2,
+                      std::chrono::milliseconds(200));
+  ahead.start();
+  REQUIRE(ahead.wait_idle(60000));
+  CHECK(fake.made.size() == 2);
+  // Idle for longer than forget_after: what it held is forgotten...
+  for (int i = 0; i < 200 && ahead.stats().forgotten == 0; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  AheadStats st = ahead.stats();
+  CHECK(st.forgotten == 2);
+  CHECK(st.held == 0);
+  // ... and the room that made does not start the guessing again.
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  CHECK(fake.made.size() == 2);
+  CHECK_FALSE(ahead.take("fixtures/Dispatch", test::fixture_class("fixtures/Dispatch")));
+  REQUIRE(ahead.wait_idle(60000));  // a class loaded: what it names is rewritten again
+  CHECK(fake.made.size() > 2);
 }
