@@ -14,7 +14,8 @@
 // will load next; the references of its own rewrites are followed only while few of them wait
 // unused (speculative_lead). Only classes the hook would select by name are rewritten. The
 // work is bounded by the rewrites kept and not yet taken (kMaxHeldBytes): past it the thread
-// waits.
+// waits; and what is not taken is dropped once loading stops (forget_after).
+// docs/design/agent-ahead.md has what it buys and costs.
 #pragma once
 
 #include <chrono>
@@ -56,12 +57,14 @@ class AheadRewriter {
 
   static constexpr uint64_t kMaxHeldBytes = 256ull << 20;
 
-  // `speculative_lead`: how many rewrites may wait unused before the thread stops following
-  // its own rewrites' references (the classes that load are always followed).
-  // The thread starts with `index` (which reads jars, so it runs there and not on the JVM's
-  // start-up path) and `first_class`, the class to rewrite first (may return "").
+  // Builds the class path's index on the thread (`index` reads jars: not on the JVM's
+  // start-up path).
   using Index = std::function<ClassPath()>;
+  // The class to rewrite first (the launcher's main class), or "".
   using FirstClass = std::function<std::string()>;
+
+  // `speculative_lead`: how many rewrites may wait unused before the thread stops following
+  // its own rewrites' references (the references of classes that load are always followed).
   // `forget_after`: once no class has loaded for this long and nothing is left to do, the
   // rewrites not taken are dropped (a program that has settled is unlikely to load them, and a
   // long-running one should not keep them), and the thread guesses no more until a class loads.
