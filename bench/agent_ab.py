@@ -16,7 +16,6 @@ of the run's wall time), the hooks' CPU, and what the agent's background rewriti
 """
 
 import argparse
-import random
 import shutil
 import statistics
 import sys
@@ -48,11 +47,6 @@ def parse_setting(text):
     return name, ["-agentpath:%s=%s" % (so, ",".join(opts))]
 
 
-def med_range(values, base, fmt="%+.1f%%"):
-    ratios = [100.0 * (v / base - 1.0) for v in values]
-    return "%s (%s..%s)" % (fmt % statistics.median(ratios), fmt % min(ratios), fmt % max(ratios))
-
-
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("program")
@@ -66,25 +60,26 @@ def main():
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
     expected = benchlib.run(w, extra, size=a.size).output
-    runs = {n: [] for n in ["base"] + list(settings)}
-    for rep in range(a.reps):
-        order = ["base"] + list(settings)
-        random.Random(rep).shuffle(order)
-        for n in order:
-            r = benchlib.run(w, extra, jvm_opts=settings.get(n), size=a.size, keep=True)
-            if not r.ok or r.output != expected:
-                raise SystemExit("agent_ab.py: %s %s failed or its output differs:\n%s" % (
-                    w.name, n, r.stderr[-1500:]))
-            rec = {"cpu": r.cpu, "wall": r.wall}
-            prof = r.run_dir / "profile.xml"
-            if n != "base":
-                run = run_bench.read_profile(prof)["run"]
-                rec.update({k: float(run[k]) for k in STATS if k in run})
-            runs[n].append(rec)
-            shutil.rmtree(r.run_dir, ignore_errors=True)
-            benchlib.log("%s r%d %-8s cpu %.2f s wall %.2f s" % (w.name, rep, n, r.cpu, r.wall))
+    runs = {n: [] for n in ["base"] + list(settings)}  # wall time and agent statistics
+
+    def run_one(n, rep):
+        r = benchlib.run(w, extra, jvm_opts=settings[n], size=a.size, keep=True)
+        if not r.ok or r.output != expected:
+            raise SystemExit("agent_ab.py: %s %s failed or its output differs:\n%s" % (
+                w.name, n, r.stderr[-1500:]))
+        run = run_bench.read_profile(r.run_dir / "profile.xml")["run"]
+        runs[n].append(dict({k: float(run[k]) for k in STATS if k in run}, wall=r.wall))
+        shutil.rmtree(r.run_dir, ignore_errors=True)
+        benchlib.log("%s r%d %-8s cpu %.2f s wall %.2f s" % (w.name, rep, n, r.cpu, r.wall))
+        return r
+
+    def seen(n, r):
+        if n == "base":
+            runs["base"].append({"wall": r.wall})
+
+    cpu = benchlib.interleaved_cpu(w, extra, list(settings), a.reps, run_one, a.size, None, seen)
     base_wall = statistics.median(r["wall"] for r in runs["base"])
-    base_cpu = statistics.median(r["cpu"] for r in runs["base"])
+    base_cpu = statistics.median(cpu["base"])
     print("\n%s (%s input), %d repetitions; uninstrumented %.2f s wall, %.2f s CPU\n" % (
         w.name, a.size, a.reps, base_wall, base_cpu))
     print("| setting | wall | CPU | hooks' time | of wall | hooks' CPU | rewritten ahead "
@@ -98,8 +93,8 @@ def main():
             return fmt % statistics.median(vals) if vals else "-"
         share = statistics.median(r.get("agent-transform-ms", 0) / 10.0 / r["wall"] for r in rs)
         print("| %s | %s | %s | %s ms | %.1f%% | %s ms | %s | %s | %s ms |" % (
-            n, med_range([r["wall"] for r in rs], base_wall),
-            med_range([r["cpu"] for r in rs], base_cpu), med("agent-transform-ms"), share,
+            n, benchlib.overhead_cell([r["wall"] for r in rs], base_wall),
+            benchlib.overhead_cell(cpu[n], base_cpu), med("agent-transform-ms"), share,
             med("agent-transform-cpu-ms"), med("agent-ahead-rewritten"), med("agent-ahead-hits"),
             med("agent-ahead-cpu-ms")))
 

@@ -42,9 +42,10 @@ struct OutlineParam {
   uint16_t declared_class = 0;  // kObject: pool Class index of the parameter type
   bool primary = true;          // arrives in `slot` itself
   uint16_t twin_slot = 0;       // where it arrives in the twin
-  // Nonzero: a primary parameter of the class's own type (this pool Class), declared as an
-  // Object (no added method takes its own class: reflective runtimes recurse on those) and
-  // cast back once where the twin starts (emit_twin_start_casts).
+  // Nonzero: a primary parameter of a type its method's descriptor does not name (this pool
+  // Class; the class's own type included), declared as an Object, since reflection resolves the
+  // types a twin's signature names (outline_layout.cpp, shown_by_method), and cast back once
+  // where the twin starts (emit_twin_start_casts).
   uint16_t cast_to = 0;
 };
 
@@ -77,8 +78,8 @@ Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, con
 // (a scan of every method for every twin was quadratic in the methods of big classes).
 void take_existing_twin_names(const ClassFile& cf, std::set<std::string>& taken);
 
-// The twin's first instructions: each parameter of the class's own type cast back from the
-// Object it is declared as. `frame` (the twin's initial frame) then holds their real types.
+// The twin's first instructions: each parameter with a cast_to cast back from the Object it
+// is declared as. `frame` (the twin's initial frame) then holds their real types.
 void emit_twin_start_casts(const OutlineLayout& layout, Frame& frame, std::vector<Insn>& out);
 
 // The checking method's side of entry `e`: load the locals, push the id, call the twin. Its

@@ -136,32 +136,51 @@ CachedRewrite as_cached(ClassRewrite&& r) {
                        std::move(r.site_tables)};
 }
 
+// What the cache did while a rewrite was got, for the hook's statistics.
+struct CacheUse {
+  bool hit = false;
+  bool miss = false;
+  std::optional<Error> store_failure;
+};
+
+// The class's rewrite from cache=DIR when it holds one for these bytes, else made (and then
+// stored there). A failed rewrite is not stored: it is tried, and logged, on every run.
+Result<CachedRewrite> rewrite_via_cache(std::span<const uint8_t> bytes, CacheUse& use) {
+  State& s = state();
+  std::optional<CacheKey> key;
+  if (s.cache) {
+    key = s.cache->key_of(bytes);
+    if (auto hit = s.cache->load(*key, bytes.size())) {
+      use.hit = true;
+      return std::move(*hit);
+    }
+    use.miss = true;
+  }
+  auto r = rewrite_class(bytes, s.rewrite);
+  if (!r) return r.error();
+  CachedRewrite made = as_cached(std::move(r.value()));
+  if (key) {
+    if (auto stored = s.cache->store(*key, bytes.size(), made); !stored)
+      use.store_failure = stored.error();
+  }
+  return made;
+}
+
 // The class's rewrite: made ahead by the background thread (ahead=true) from these very
-// bytes, or from cache=DIR when it holds one for them, else made (and then stored there). A
-// failed rewrite is not stored: it is tried, and logged, on every run.
+// bytes, else as rewrite_via_cache gets it.
 Result<CachedRewrite> rewrite_or_cached(const std::string& name, std::span<const uint8_t> bytes) {
   State& s = state();
   if (s.ahead) {
     if (auto made = s.ahead->take(name, bytes)) return std::move(*made);
   }
-  std::optional<CacheKey> key;
-  if (s.cache) {
-    key = s.cache->key_of(bytes);
-    if (auto hit = s.cache->load(*key, bytes.size())) {
-      ++s.stats.cache_hits;
-      return std::move(*hit);
-    }
-    ++s.stats.cache_misses;
-  }
-  auto r = rewrite_class(bytes, s.rewrite);
-  if (!r) return r.error();
-  CachedRewrite made = as_cached(std::move(r.value()));
-  if (!key) return made;
-  if (auto stored = s.cache->store(*key, bytes.size(), made); !stored) {
-    // One line per run: a full disk should not flood stderr with a line per class.
-    if (s.stats.cache_store_failures++ == 0)
-      log_line("cache: cannot store %s (and perhaps others): %s", name.c_str(),
-               stored.error().message().c_str());
+  CacheUse use;
+  auto made = rewrite_via_cache(bytes, use);
+  s.stats.cache_hits += use.hit;
+  s.stats.cache_misses += use.miss;
+  // One line per run: a full disk should not flood stderr with a line per class.
+  if (use.store_failure && s.stats.cache_store_failures++ == 0) {
+    log_line("cache: cannot store %s (and perhaps others): %s", name.c_str(),
+             use.store_failure->message().c_str());
   }
   return made;
 }
@@ -173,17 +192,10 @@ bool selected_by_name(const std::string& internal_name) {
 }
 
 std::optional<CachedRewrite> produce_rewrite(std::span<const uint8_t> bytes) {
-  State& s = state();
-  std::optional<CacheKey> key;
-  if (s.cache) {
-    key = s.cache->key_of(bytes);
-    if (auto hit = s.cache->load(*key, bytes.size())) return hit;
-  }
-  auto r = rewrite_class(bytes, s.rewrite);
-  if (!r) return std::nullopt;
-  CachedRewrite made = as_cached(std::move(r.value()));
-  if (key) (void)s.cache->store(*key, bytes.size(), made);  // the hook reports store failures
-  return made;
+  CacheUse use;  // the background thread's: not the hooks' statistics
+  auto made = rewrite_via_cache(bytes, use);
+  if (!made) return std::nullopt;
+  return std::move(made.value());
 }
 
 namespace {
