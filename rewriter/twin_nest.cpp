@@ -27,11 +27,69 @@ std::string_view package_of(std::string_view internal_name) {
   return slash == std::string_view::npos ? std::string_view{} : internal_name.substr(0, slash);
 }
 
+std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_view host);
+
+// The class a field descriptor names, for an object or an array of objects (`[[Lx/Y;` names
+// x/Y); empty for a primitive or an array of primitives.
+std::string_view named_class(std::string_view type) {
+  size_t i = type.find_first_not_of('[');
+  if (i == std::string_view::npos || type[i] != 'L' || type.size() < i + 3 || type.back() != ';')
+    return {};
+  return type.substr(i + 1, type.size() - i - 2);
+}
+
+// The parameter types of a method descriptor, and its result type.
+std::pair<std::vector<std::string_view>, std::string_view> descriptor_types(std::string_view desc) {
+  std::vector<std::string_view> params;
+  size_t i = 1;
+  while (i < desc.size() && desc[i] != ')') {
+    size_t start = i;
+    while (i < desc.size() && desc[i] == '[') ++i;
+    if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
+    if (i == std::string_view::npos || i >= desc.size()) break;
+    params.push_back(desc.substr(start, i + 1 - start));
+    ++i;
+  }
+  return {params, i + 1 < desc.size() ? desc.substr(i + 1) : std::string_view("V")};
+}
+
+// The classes a bridge of `cf` may name. getDeclaredMethods() resolves every class a class's
+// method signatures name, so a class none of them named before may be one that a program runs
+// without (an optional dependency: NoClassDefFoundError where the original's reflection worked),
+// as a twin's locals did (rewriter/outline_layout.cpp, shown_by_method). Safe are the classes
+// its signatures name already, the class itself and the JDK's `java/` packages. A class index
+// would not tell more: it holds the --classpath jars too, which may be such dependencies.
+class SignatureClasses {
+ public:
+  explicit SignatureClasses(const ClassFile& cf) : own_(cf.name()) {
+    for (const Member& m : cf.methods) {
+      auto [params, result] = descriptor_types(cf.member_descriptor(m));
+      for (std::string_view p : params) add(p);
+      add(result);
+    }
+  }
+
+  // True when a method of the class may name `type` (a field descriptor).
+  bool shown(std::string_view type) const {
+    std::string_view name = named_class(type);
+    return name.empty() || name == own_ || name.starts_with("java/") || classes_.contains(name);
+  }
+
+ private:
+  void add(std::string_view type) {
+    if (std::string_view name = named_class(type); !name.empty()) classes_.emplace(name);
+  }
+
+  std::string own_;
+  std::set<std::string, std::less<>> classes_;
+};
+
 // Reads what a twin's code names and says whether a nestmate could run it instead of the host,
 // and which of its instructions need a bridge.
 class TwinCheck {
  public:
-  TwinCheck(const ClassFile& host, const ClassIndex* index) : host_(host), name_(host.name()) {
+  TwinCheck(const ClassFile& host, const ClassIndex* index)
+      : host_(host), name_(host.name()), shown_(host) {
     if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
     if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
       if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
@@ -131,6 +189,14 @@ class TwinCheck {
     if (!ref) return "a member reference that does not resolve in the pool";
     if (opcode == op::kInvokespecial && ref->name == "<init>") return member_stays(index);
     if (needs_bridge(opcode, *ref)) {
+      // The bridge's parameters of other classes are declared as Objects and cast back; its
+      // result cannot be (the twin calls it in place of a three-byte instruction, with no room
+      // for a cast after it), so a twin that would need one stays.
+      std::string operands = bridge_descriptor(opcode, *ref, name_);
+      std::string_view result = descriptor_types(operands).second;
+      if (!shown_.shown(result))
+        return "a bridge returning " + std::string(named_class(result)) +
+               ", which no method of the class names (reflection would have to resolve it)";
       bridges.push_back({pc, opcode, index});
       return std::nullopt;
     }
@@ -211,6 +277,7 @@ class TwinCheck {
 
   const ClassFile& host_;
   std::string name_;
+  SignatureClasses shown_;
   std::string super_name_;
   std::set<std::string> declared_;  // without an index: "name:descriptor" of the host's members
   std::vector<BootstrapMethod> bootstraps_;
@@ -295,31 +362,17 @@ std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_
   }
 }
 
-// The parameter types of a method descriptor, and the first character of its return type.
-std::pair<std::vector<std::string_view>, char> descriptor_params(std::string_view desc) {
-  std::vector<std::string_view> params;
-  size_t i = 1;
-  while (i < desc.size() && desc[i] != ')') {
-    size_t start = i;
-    while (i < desc.size() && desc[i] == '[') ++i;
-    if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
-    if (i == std::string_view::npos) break;
-    params.push_back(desc.substr(start, i + 1 - start));
-    ++i;
-  }
-  return {params, i + 1 < desc.size() ? desc[i + 1] : 'V'};
-}
-
-// `descriptor` with each parameter of type `own` (the host, `Lname;`) declared as an Object:
-// what the bridge is declared as, since no added method may take its own class (reflective
-// runtimes such as Groovy's recurse on those; rewriter/outline_layout.cpp, shown_by_method).
-// Unlike a twin's, its other parameters and its result keep the operand types: the twin calls
-// it in place of a three-byte instruction, where no cast of the result fits.
-std::string declared_descriptor(std::string_view descriptor, std::string_view own) {
-  auto [params, ret] = descriptor_params(descriptor);
+// The types `descriptor` (a bridge's operands) declares: each parameter that the class's
+// signatures do not show, or of the class's own type (`own`, `Lname;`: reflective runtimes such
+// as Groovy's recurse on those), as an Object, to be cast back in the bridge. The result keeps
+// its type (TwinCheck lets a twin move only when the class's signatures show it).
+std::string declared_descriptor(std::string_view descriptor, std::string_view own,
+                                const SignatureClasses& shown) {
+  auto [params, result] = descriptor_types(descriptor);
   std::string out = "(";
-  for (std::string_view p : params) out.append(p == own ? "Ljava/lang/Object;" : p);
-  return out.append(descriptor.substr(descriptor.find(')')));
+  for (std::string_view p : params)
+    out.append(p == own || !shown.shown(p) ? "Ljava/lang/Object;" : p);
+  return out.append(")").append(result);
 }
 
 uint32_t slots_of(char kind) {
@@ -327,15 +380,16 @@ uint32_t slots_of(char kind) {
 }
 
 // The bridge's Code attribute body: load every parameter of `descriptor` (the instruction's
-// operands), casting those of type `own` back from Object to `own_class`, the instruction,
-// return.
+// operands), casting each back to the class in `casts` (a Class entry, or 0 where the
+// parameter is declared with its own type), the instruction, return.
 std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view descriptor,
-                                 std::string_view own, uint16_t own_class) {
-  auto [params, ret] = descriptor_params(descriptor);
+                                 std::span<const uint16_t> casts) {
+  auto [params, result] = descriptor_types(descriptor);
+  char ret = result.front();
   ByteWriter code;
   uint32_t slot = 0;
-  for (std::string_view p : params) {
-    char k = p[0];
+  for (size_t i = 0; i < params.size(); ++i) {
+    char k = params[i][0];
     uint8_t load = k == 'J'               ? op::kLload
                    : k == 'D'             ? op::kDload
                    : k == 'F'             ? op::kFload
@@ -346,7 +400,7 @@ std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view 
     } else {
       code.u1(load), code.u1(slot);
     }
-    if (p == own) code.u1(op::kCheckcast), code.u2(own_class);
+    if (casts[i] != 0) code.u1(op::kCheckcast), code.u2(casts[i]);
     slot += slots_of(k);
   }
   code.u1(opcode), code.u2(ref);
@@ -370,7 +424,8 @@ std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view 
 // Adds the bridges the moving twins need to `host` and points their instructions at them.
 class Bridges {
  public:
-  Bridges(ClassFile& host, std::string host_name) : host_(host), name_(std::move(host_name)) {
+  Bridges(ClassFile& host, std::string host_name)
+      : host_(host), name_(std::move(host_name)), shown_(host) {
     for (const Member& m : host.methods) taken_.insert(std::string(host.member_name(m)));
   }
 
@@ -400,11 +455,12 @@ class Bridges {
     } while (taken_.contains(name));
     taken_.insert(name);
     std::string operands = bridge_descriptor(opcode, *member, name_);
-    std::string own = "L" + name_ + ";";
-    std::string descriptor = declared_descriptor(operands, own);
+    std::string descriptor = declared_descriptor(operands, "L" + name_ + ";", shown_);
+    auto casts = casts_for(operands, descriptor);
+    if (!casts) return casts.error();
     constexpr uint16_t kAccess = access::kPrivate | access::kStatic | access::kSynthetic;
     if (auto s = host_.append_method(kAccess, name, descriptor,
-                                     bridge_code(opcode, ref, operands, own, host_.this_class));
+                                     bridge_code(opcode, ref, operands, *casts));
         !s) {
       return s.error();
     }
@@ -414,8 +470,25 @@ class Bridges {
     return *bridge;
   }
 
+  // For each parameter the bridge declares as an Object, the Class entry to cast it back to
+  // (an array's descriptor is its class name); 0 for the others.
+  Result<std::vector<uint16_t>> casts_for(std::string_view operands, std::string_view declared) {
+    auto wanted = descriptor_types(operands).first;
+    auto as_declared = descriptor_types(declared).first;
+    std::vector<uint16_t> casts(wanted.size(), 0);
+    for (size_t i = 0; i < wanted.size(); ++i) {
+      if (as_declared[i] == wanted[i]) continue;
+      std::string_view type = wanted[i];
+      auto cls = host_.pool.add_class(type[0] == '[' ? type : type.substr(1, type.size() - 2));
+      if (!cls) return cls.error();
+      casts[i] = *cls;
+    }
+    return casts;
+  }
+
   ClassFile& host_;
   std::string name_;
+  SignatureClasses shown_;
   std::set<std::string> taken_;
   std::map<std::pair<uint8_t, uint16_t>, uint16_t> made_;
   uint32_t next_ = 0;

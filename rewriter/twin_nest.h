@@ -52,8 +52,10 @@ struct TwinVerdict {
 // member of its superclass in another package (maybe protected, and the receiver may be of the
 // superclass's type, which a bridge taking the host's type would refuse); clone or finalize of
 // another class; a method handle of kind REF_invokeSpecial, or of a member the host inherits,
-// in a constant or a bootstrap argument; or a caller-sensitive look-up (MethodHandles.lookup,
-// getCallerClass) that would see the twin class.
+// in a constant or a bootstrap argument; a caller-sensitive look-up (MethodHandles.lookup,
+// getCallerClass) that would see the twin class; or a bridge that would return a class none of
+// the host's method signatures names, outside the JDK's `java/` packages (reflection over the
+// host would have to resolve it, and it may be an optional dependency).
 //
 // With a class index (`index`, holding the host's superclasses: see superclasses_unknown), the
 // rules are exact instead: only a member that may be protected in a superclass of another
@@ -80,8 +82,9 @@ struct MovingTwin {
 // (`private static synthetic duplex$bridge$<n>`, taking the instruction's operands) for each
 // bridge site, which the twin then calls instead. Call it last, when the host's pool holds
 // every entry the twins use: the twin class starts from a copy of it, so that the twins' code
-// and attributes keep their pool indices. Returns the twin class's bytes; on failure `host`
-// may be half edited and must be dropped.
+// and attributes keep their pool indices. A bridge declares as an Object each operand of a
+// class that the host's method signatures do not name, outside the JDK's `java/` packages.
+// Returns the twin class's bytes; on failure `host` may be half edited and must be dropped.
 Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host, std::vector<MovingTwin> twins);
 
 }  // namespace duplex
