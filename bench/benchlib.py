@@ -564,6 +564,13 @@ def compilation_seconds(stderr: str) -> Optional[float]:
     return float(m.group(1)) if m else None
 
 
+def compiled_code_bytes(stderr: str) -> Optional[int]:
+    """The machine code the JIT compilers installed in the run (-XX:+CITime's "nmethod code
+    size": every compilation's code, those later replaced included), or None."""
+    m = re.search(r"nmethod code size\s*:\s*([0-9]+) bytes", stderr)
+    return int(m.group(1)) if m else None
+
+
 def compiler_seconds(stderr: str, compiler: str) -> float:
     """One compiler's time ("C1" or "C2": standard and on-stack-replacement compilations) in a
     -XX:+CITime report; 0 when it has no line (a compiler that never ran)."""

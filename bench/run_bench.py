@@ -335,7 +335,8 @@ class Bench:
                          timeout=timeout or self.a.timeout)
         rec = {"cfg": cid, "round": round_no, "cpu": r.cpu, "wall": r.wall, "ok": r.ok,
                "same": r.output == prog["expected"], "timeout": r.timed_out,
-               "jit": benchlib.compilation_seconds(r.stderr)}
+               "jit": benchlib.compilation_seconds(r.stderr),
+               "jit_code": benchlib.compiled_code_bytes(r.stderr)}
         pf = r.run_dir / run_profile
         if pf.exists():
             try:
@@ -785,6 +786,8 @@ def analyse(raw):
             if r.get("jit") is not None and b.get("jit") is not None:
                 d.setdefault("cpu_s", []).append(r["cpu"])
                 d.setdefault("jit_s", []).append(r["jit"])
+            if r.get("jit_code") and b.get("jit_code"):
+                d.setdefault("jit_code", []).append(r["jit_code"] / b["jit_code"])
             d["wall"].append(r["wall"] / b["wall"])
             d["same"] = d["same"] and r["same"]
             if "samples" in r:
@@ -803,9 +806,11 @@ def analyse(raw):
         lower_bounds = {r["cfg"]: r["cpu"] / base[r["round"]]["cpu"] for r in runs
                         if r.get("timeout") and r["round"] in base}
         base_jit = [b["jit"] for b in base.values() if b.get("jit") is not None]
+        base_code = [b["jit_code"] for b in base.values() if b.get("jit_code")]
         out = {"failed": failed, "cfg": {}, "base_cpu": statistics.median(
             b["cpu"] for b in base.values()) if base else None,
             "base_jit": statistics.median(base_jit) if base_jit else None,
+            "base_jit_code": statistics.median(base_code) if base_code else None,
             "base_wall": statistics.median(b["wall"] for b in base.values()) if base else None}
         for cid, d in cfgs.items():
             e = {"cpu": statistics.median(d["cpu"]), "cpu_min": min(d["cpu"]),
@@ -822,6 +827,8 @@ def analyse(raw):
             if d.get("jit_s"):
                 e["cpu_s"] = statistics.median(d["cpu_s"])
                 e["jit_s"] = statistics.median(d["jit_s"])
+            if d.get("jit_code"):
+                e["jit_code"] = statistics.median(d["jit_code"])  # over the original's
             if d.get("cache_hits"):
                 e["cache_hits"] = min(d["cache_hits"])
                 e["cache_misses"] = max(d["cache_misses"])
@@ -1366,6 +1373,12 @@ overheads and growth, of the percentages for overlap and hot-cover.
                  verdict(None if c_auto is None else c_auto < 60)])
     rows.append(["class-file growth (code, pool, tables), Full / auto", "report",
                  "%s / %s" % (fmt_pct(g_full, 0), fmt_pct(g_auto, 0)), ""])
+    m_full, m_auto = (geo_pct([machine_code_growth(res, p, c) for p in progs])
+                      for c in ("full@1000", "auto@1000"))
+    if m_full is not None or m_auto is not None:
+        rows.append(["machine code the JIT compiled, whole runs (the paper's measure), "
+                     "Full / auto @1000", "report",
+                     "%s / %s" % (fmt_pct(m_full, 0), fmt_pct(m_auto, 0)), ""])
     rows.append(["rewriter throughput vs ASM 9.4 COMPUTE_FRAMES copy (h2.jar, warm%s)" % (
                      ", both in memory" if tp.get("duplex_memory") else ""), ">= 3x",
                  "-" if ratio_asm is None else "%.2fx (%s vs %s classes/s)" % (
@@ -1425,6 +1438,7 @@ overheads and growth, of the percentages for overlap and hot-cover.
                     "growth full", "rewrite time full", "class bytes"], rows))
 
     L.append(compilers_table(res, progs))
+    L.append(machine_code_table(res, progs))
 
     # Table 3.
     L.append("\n## Table 3: No-Duplication checks only (interval 0)\n")
@@ -1677,6 +1691,38 @@ def compilers_table(res, progs) -> str:
             "with the share of it that is added compilation (medians over the repetitions).\n\n")
     return head + table(["program", "original: CPU / compilers"] +
                         ["%s: added, of it compilation" % c for c in COMPILER_CONFIGS], rows)
+
+
+def machine_code_growth(res, p, cid):
+    """How much more machine code the JIT compilers installed in a whole run of `cid` than in
+    the original's (median over the repetitions), in percent; None if not recorded."""
+    e = res[p]["cfg"].get(cid, {})
+    return None if "jit_code" not in e else 100.0 * (e["jit_code"] - 1.0)
+
+
+def machine_code_table(res, progs) -> str:
+    """The machine code the compilers installed (-XX:+CITime's nmethod code size) over the
+    original's: the paper's measure of code growth (it compiled every method), or nothing
+    for runs recorded before the harness read it."""
+    rows = []
+    for p in progs:
+        if res[p].get("base_jit_code") is None:
+            continue
+        rows.append([p, "%.0f KB" % (res[p]["base_jit_code"] / 1024.0)] +
+                    [fmt_pct(machine_code_growth(res, p, c), 0) for c in COMPILER_CONFIGS])
+    if not rows:
+        return ""
+    rows.append(["**geo. mean**", ""] +
+                [fmt_pct(geo_pct([machine_code_growth(res, p, c) for p in progs]), 0)
+                 for c in COMPILER_CONFIGS])
+    head = ("\n**Machine code.** The paper measured code growth as machine code (its compiler "
+            "compiled every method before the run). HotSpot compiles only what runs hot, so the "
+            "nearest figure is the machine code its compilers installed in the same whole runs "
+            "(`-XX:+CITime`'s nmethod code size: every compilation's code, C1's profiled code "
+            "later replaced by C2's included, the JDK's methods and the runtime's too), over the "
+            "original's (medians over the repetitions). Twins that run interpreted add to the "
+            "bytecode growth above and nothing here.\n\n")
+    return head + table(["program", "original"] + ["%s" % c for c in COMPILER_CONFIGS], rows)
 
 
 def repo_relative(text: str) -> str:

@@ -67,6 +67,9 @@ def main():
           "0.002 s, 33 bytes, 1 methods; nmethods_size: 90896 bytes}\n")
     assert abs(whole_ab.benchlib.compiler_seconds(citime + c2, "C2") - 0.213) < 1e-9
     assert whole_ab.benchlib.compiler_seconds(citime, "C1") == 0.0
+    sizes = "  nmethod code size         :   593136 bytes\n  nmethod total size        :  1163824 bytes\n"
+    assert whole_ab.benchlib.compiled_code_bytes(citime + c2 + sizes) == 593136
+    assert whole_ab.benchlib.compiled_code_bytes(citime) is None
     print("whole_ab: ok")
 
 
