@@ -58,7 +58,8 @@ def main():
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
     for s in settings:
-        s["jars"] = whole_ab.rewrite(w, "classload-ab", s["mode"] or "full", s["options"])[0]
+        s["jars"] = whole_ab.rewrite(w, "classload-ab", s["mode"] or "full", s["options"],
+                                     s["duplex"])[0]
     reference = benchlib.run(w, extra, size=a.size).output
     results = {name: [] for name in ["base"] + [s["name"] for s in settings]}
     with tempfile.TemporaryDirectory() as tmp:

@@ -4,12 +4,13 @@
   whole_ab.py PROGRAM [--reps N] [--size small|large] [--mode MODE] [--seeds N]
               [--instrument-args ARGS] SETTING...
 
-A SETTING is NAME=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...] with runtime settings
+A SETTING is NAME[!DUPLEX]=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...] with runtime settings
 (docs/profile-format.md), e.g.
   i1000=1000    b4=1000,burst=4    i100=100    t10=1,trigger=timer,timerMs=10
   mc=full,--method-counters@1000    chk=checks@0    (a rewrite of their own)
   nt=checks,+no-twins@0    (checks-only with the twin methods deleted: nothing calls them at
                            interval 0; what loading them costs, docs/design/lazy-twins.md)
+  old!/tmp/duplex-old=auto@1000    (rewritten by another duplex binary, to compare two builds)
 A setting without MODE@ runs the default rewrite (--mode, plus --instrument-args); one with it is
 rewritten with that mode and options instead (both instrumentations, none for `checks`), so that
 rewrites can be compared side by side too. Each repetition runs the
@@ -48,6 +49,7 @@ BOTH = "call-edge,field-access"
 
 def parse_setting(text):
     name, _, rest = text.partition("=")
+    name, _, binary = name.partition("!")
     rewrite, at, rest = rest.rpartition("@")
     interval, *pairs = rest.split(",")
     if not name or not interval.isdigit() or (at and not rewrite):
@@ -61,7 +63,7 @@ def parse_setting(text):
         settings[k] = v
     mode, *options = rewrite.split(",") if at else (None,)
     return {"name": name, "interval": int(interval), "settings": settings, "mode": mode,
-            "options": options}
+            "options": options, "duplex": binary or None}
 
 
 def rewrite_name(mode, options):
@@ -77,20 +79,28 @@ def add_common_arguments(ap):
     ap.add_argument("--size", choices=["small", "large"], default="small")
 
 
-def rewrite(w, tool, mode, options):
+def rewrite_dir(key):
+    """The cache directory name of a rewrite key (mode, options, duplex binary or None)."""
+    mode, options, binary = key
+    return rewrite_name(mode, options) + ("_by-" + Path(binary).name if binary else "")
+
+
+def rewrite(w, tool, mode, options, duplex=None):
     """The program's app jars rewritten with `mode` and `options` (both instrumentations, none
     for checks-only) into the cache directory of `tool`; returns the jars and that directory.
     An option `+no-twins` is not duplex's: the rewritten classes then lose their twin methods
     (twin_share.without_twins), which only checks-only at interval 0 survives, since nothing
-    calls a twin there: what a run costs when twins are not loaded (docs/design/lazy-twins.md)."""
-    dest = benchlib.cache_dir() / tool / w.name / rewrite_name(mode, options)
+    calls a twin there: what a run costs when twins are not loaded (docs/design/lazy-twins.md).
+    `duplex`: another duplex binary than this checkout's (to compare two builds)."""
+    dest = benchlib.cache_dir() / tool / w.name / rewrite_dir((mode, options, duplex))
     events = "" if mode == "checks" else BOTH
     post = [o for o in options if o.startswith("+")]
     if any(o != "+no-twins" for o in post) or (post and mode != "checks"):
         raise SystemExit("whole_ab.py: %s: the only post-processing is +no-twins, with checks"
                          % ",".join(post))
     jars = [benchlib.instrument(j, dest, mode, events,
-                                [o for o in options if not o.startswith("+")]).jar
+                                [o for o in options if not o.startswith("+")],
+                                Path(duplex) if duplex else None).jar
             for j in w.app_jars]
     if post:
         # Same names, in a directory of their own: a manifest's Class-Path may name them.
@@ -124,10 +134,11 @@ def main():
     settings = [parse_setting(t) for t in a.settings]
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
-    default_rewrite = (a.mode, tuple(shlex.split(a.instrument_args)))
+    default_options = tuple(shlex.split(a.instrument_args))
     rewrites = {}  # (mode, options) -> {"jars", "profiles", "ref"}
     for s in settings:
-        key = default_rewrite if s["mode"] is None else (s["mode"], tuple(s["options"]))
+        key = ((a.mode, default_options) if s["mode"] is None else
+               (s["mode"], tuple(s["options"]))) + (s["duplex"],)
         s["rewrite"] = key
         if key not in rewrites:
             jars, dest = rewrite(w, "whole-ab", *key)
@@ -143,7 +154,7 @@ def main():
         prof = rw["profiles"] / (name + ".xml")
         opts = benchlib.runtime_opts(interval, prof, **settings_)
         if a.cds and "cds" not in rw:
-            rw["cds"] = cds_archive(a, w, extra, rewrite_name(*s["rewrite"]), rw["jars"], opts)
+            rw["cds"] = cds_archive(a, w, extra, rewrite_dir(s["rewrite"]), rw["jars"], opts)
         r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []) + jit_opts, size=a.size)
         if not r.ok or r.output != reference_output:
             raise SystemExit("whole_ab.py: %s %s failed or its output differs" % (w.name, name))
@@ -176,7 +187,7 @@ def main():
                                    base_opts, seen)
     base = statistics.median(cpu["base"])
     print("\n%s (%s input), %s, %d repetitions%s; uninstrumented %.2f s CPU\n" % (
-        w.name, a.size, " ".join(default_rewrite[:1] + default_rewrite[1]), a.reps,
+        w.name, a.size, " ".join((a.mode,) + default_options), a.reps,
         ", each JVM from a CDS archive of its own" if a.cds else "", base))
     print("| setting | rewrite | overhead, median (range) | samples | overlap with interval 1 "
           "(CE / FA) |")
@@ -186,7 +197,8 @@ def main():
         prof = first[s["name"]]
         ref = rewrites[s["rewrite"]].get("ref")
         print("| %s | %s | %s | %d | %s |" % (
-            s["name"], " ".join(s["rewrite"][:1] + s["rewrite"][1]),
+            s["name"], " ".join(s["rewrite"][:1] + s["rewrite"][1]) + (
+                " (by %s)" % s["rewrite"][2] if s["rewrite"][2] else ""),
             benchlib.overhead_cell(c, base), run_bench.read_profile(prof)["samples"],
             accuracy(ref, prof) if ref else "-"))
     if a.jit:

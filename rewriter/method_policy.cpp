@@ -23,9 +23,12 @@ size_t count_back_edges(const Cfg& cfg) {
 // blocks sit inside loops as often as Full's back-edge checks, and they enter the twin more
 // often). No-Duplication puts a check at every point: it only wins where points execute at
 // most once per call (no loops) and are few, so that it runs no more checks than the entry
-// check and adds less bytecode than the call of the twin. Partial is the fallback when Full
-// grows past a limit. (The first rule, tuned for bytecode size with the inline layout, chose
-// No-Duplication for most methods and measured slower: docs/RESULTS.md.)
+// check and adds less bytecode than the call of the twin. (The first rule, tuned for bytecode
+// size with the inline layout, chose No-Duplication for most methods and measured slower:
+// docs/RESULTS.md.) Partial and No-Duplication remain fallbacks where Full cannot be built or
+// passes a limit. Auto used to prefer whichever kept a method within the inlining size it had
+// (MaxInlineSize, FreqInlineSize): that put No-Duplication's checks into loops and measured
+// 4-11 points slower than Full in steady state (docs/design/hotspot-costs.md, section 14).
 constexpr size_t kMaxNoDupPoints = 2;
 
 PolicyChoice auto_choice(const PolicyInput& in) {
@@ -40,26 +43,10 @@ PolicyChoice auto_choice(const PolicyInput& in) {
   // (a loop's, once per iteration of that one run), while a copy of it is loaded and verified
   // with every class (auto's bytecode growth over six Debian jars: 307.9% -> 302.4%).
   if (in.runs_once) sparse = true;
-  // A method with flag checks stays Full (or Partial) past an inlining size: No-Duplication
-  // would put a counting check with its reset path at every point of a method so small that C2
-  // inlines it everywhere, often into hot loops (sunflow's constructors of small vectors: auto
-  // @1000 +131% against +92% without this fallback, steady state, side by side).
-  uint32_t inline_limit = 0;
-  if (in.flag_checks) {
-    inline_limit = 0;
-  } else if (in.code_size <= in.options.max_inline_size) {
-    inline_limit = in.options.max_inline_size;
-  } else if (in.code_size <= in.options.freq_inline_size) {
-    inline_limit = in.options.freq_inline_size;
-  }
   if (sparse) {
-    choice.candidates = {{Transform::kNoDup, inline_limit},
-                         {Transform::kFull, inline_limit},
-                         {Transform::kPartial, inline_limit}};
+    choice.candidates = {Transform::kNoDup, Transform::kFull, Transform::kPartial};
   } else {
-    choice.candidates = {{Transform::kFull, inline_limit},
-                         {Transform::kPartial, inline_limit},
-                         {Transform::kNoDup, inline_limit}};
+    choice.candidates = {Transform::kFull, Transform::kPartial, Transform::kNoDup};
   }
   choice.rationale = "auto: " + std::to_string(points) + " point(s), " +
                      std::to_string(back_edges) + " back edge(s): " +
@@ -67,10 +54,6 @@ PolicyChoice auto_choice(const PolicyInput& in) {
                       : sparse         ? "few and loop-free, so no-duplication first"
                       : in.flag_checks ? "small enough for flag checks, so full first"
                                        : "full first");
-  if (inline_limit) {
-    choice.rationale +=
-        "; keeps within the inlining size " + std::to_string(inline_limit) + " if it can";
-  }
   return choice;
 }
 
@@ -105,19 +88,19 @@ PolicyChoice candidate_transforms(const PolicyInput& in) {
   PolicyChoice choice;
   switch (in.options.mode) {
     case Mode::kFull:
-      choice.candidates = {{Transform::kFull}, {Transform::kPartial}, {Transform::kNoDup}};
+      choice.candidates = {Transform::kFull, Transform::kPartial, Transform::kNoDup};
       break;
     case Mode::kPartial:
-      choice.candidates = {{Transform::kPartial}, {Transform::kNoDup}};
+      choice.candidates = {Transform::kPartial, Transform::kNoDup};
       break;
     case Mode::kNoDup:
-      choice.candidates = {{Transform::kNoDup}};
+      choice.candidates = {Transform::kNoDup};
       break;
     case Mode::kExhaustive:
-      choice.candidates = {{Transform::kExhaustive}};
+      choice.candidates = {Transform::kExhaustive};
       break;
     case Mode::kChecksOnly:
-      choice.candidates = {{Transform::kChecksOnly}};
+      choice.candidates = {Transform::kChecksOnly};
       break;
     case Mode::kAuto:
       choice = auto_choice(in);
@@ -125,9 +108,9 @@ PolicyChoice candidate_transforms(const PolicyInput& in) {
   }
   if (uses_subroutines(in.ir)) {
     // jsr/ret subroutines cannot be duplicated safely (ret targets are dynamic).
-    std::vector<Candidate> kept;
-    for (const Candidate& c : choice.candidates) {
-      if (!duplicates(c.transform)) kept.push_back(c);
+    std::vector<Transform> kept;
+    for (Transform t : choice.candidates) {
+      if (!duplicates(t)) kept.push_back(t);
     }
     if (kept.size() != choice.candidates.size()) {
       choice.rationale = "holds jsr/ret subroutines, which cannot be duplicated";

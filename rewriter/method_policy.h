@@ -12,26 +12,18 @@
 
 namespace duplex {
 
-struct Candidate {
-  Transform transform = Transform::kUnchanged;
-  // When non-zero: accept only if the new code stays within this many bytes (an inlining
-  // threshold the original met); otherwise keep it as a fallback and try the next.
-  uint32_t prefer_if_within = 0;
-};
-
 struct PolicyInput {
   const CodeIR& ir;
   const Cfg& cfg;
   const MethodSites& sites;
-  uint32_t code_size;
   const RewriteOptions& options;
   bool flag_checks;  // the method's checks would be flag checks (wants_flag_checks)
   bool runs_once;    // a class initializer: the JVM runs it once per class
 };
 
 struct PolicyChoice {
-  std::vector<Candidate> candidates;
-  std::string rationale;  // set when the policy itself explains the order (auto, jsr)
+  std::vector<Transform> candidates;  // tried in order: the first that builds within the limits
+  std::string rationale;              // set when the policy itself explains the order (auto, jsr)
 };
 
 PolicyChoice candidate_transforms(const PolicyInput& input);

@@ -107,7 +107,7 @@ class MethodRewriter {
     if (via_callers_ && options_.mode == Mode::kChecksOnly)
       return unchanged("small and loop-free: sampled through its callers, with no check");
     const bool runs_once = ctx_.method_name == "<clinit>";
-    PolicyInput input{ir_, cfg, sites, size, options_, flag_checks_, runs_once};
+    PolicyInput input{ir_, cfg, sites, options_, flag_checks_, runs_once};
     PolicyChoice choice = candidate_transforms(input);
     outcome_.report.reason = choice.rationale;
     return try_candidates(view, cfg, sites, choice.candidates);
@@ -344,41 +344,30 @@ class MethodRewriter {
     return true;
   }
 
+  // The first of `candidates` that builds and stays within the limits, or the method unchanged
+  // with every candidate's reason.
   MethodOutcome try_candidates(const MethodView& view, const Cfg& cfg, const MethodSites& sites,
-                               const std::vector<Candidate>& candidates) {
+                               const std::vector<Transform>& candidates) {
     std::string reasons;
-    std::optional<std::pair<Transform, Built>> best;
-    for (const Candidate& c : candidates) {
+    for (Transform t : candidates) {
       std::string why_not;
-      auto built = build_and_assemble(view, cfg, sites, c.transform, why_not);
+      auto built = build_and_assemble(view, cfg, sites, t, why_not);
       if (!built) {
-        append_reason(reasons, c.transform, why_not);
+        append_reason(reasons, t, why_not);
         continue;
       }
-      uint32_t size = built->assembled.code_length;
-      std::string limit = exceeds_limits(size);
+      std::string limit = exceeds_limits(built->assembled.code_length);
       if (limit.empty() && built->twin)
         limit = exceeds_limits(built->twin->code_length, "its twin ");
       if (!limit.empty()) {
-        append_reason(reasons, c.transform, limit);
+        append_reason(reasons, t, limit);
         continue;
       }
-      if (!c.prefer_if_within || size <= c.prefer_if_within) {
-        best.emplace(c.transform, std::move(built.value()));
-        break;
-      }
-      // Past an inlining threshold: keep it as a fallback but look for a smaller variant.
-      if (!best) best.emplace(c.transform, std::move(built.value()));
-      append_reason(reasons, c.transform,
-                    "grows to " + std::to_string(size) + " bytes, past the inlining size " +
-                        std::to_string(c.prefer_if_within));
+      install(t, *built, reasons);
+      return std::move(outcome_);
     }
-    if (!best) {
-      return unchanged(
-          join(outcome_.report.reason, reasons.empty() ? "no transform applies" : reasons));
-    }
-    install(best->first, best->second, reasons);
-    return std::move(outcome_);
+    return unchanged(
+        join(outcome_.report.reason, reasons.empty() ? "no transform applies" : reasons));
   }
 
   struct Built {

@@ -68,9 +68,6 @@ struct RewriteOptions {
   // Keep methods that HotSpot compiles today (<= huge_method_limit bytes) under that limit.
   uint32_t huge_method_limit = 8000;
   bool respect_huge_method_limit = true;
-  // Inlining thresholds the auto policy tries not to cross (MaxInlineSize, FreqInlineSize).
-  uint32_t max_inline_size = 35;
-  uint32_t freq_inline_size = 325;
   // Test option: count method entries and back edges executed (Property 1 checks).
   bool count_edges = false;
   // Hand the site table to the runtime from <clinit> (adding one if the class has none).

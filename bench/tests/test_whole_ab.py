@@ -37,14 +37,19 @@ def refused(text):
 def main():
     s = whole_ab.parse_setting("b4=1000,burst=4,jitter=0")
     assert s == {"name": "b4", "interval": 1000, "settings": {"burst": "4", "jitter": "0"},
-                 "mode": None, "options": []}, s
+                 "mode": None, "options": [], "duplex": None}, s
     assert whole_ab.parse_setting("i1=1") == {"name": "i1", "interval": 1, "settings": {},
-                                              "mode": None, "options": []}
+                                              "mode": None, "options": [], "duplex": None}
     # A rewrite of its own: MODE[,OPTION...]@ before the interval.
     s = whole_ab.parse_setting("mc=full,--method-counters,--flag-check-bytes=0@1000,burst=2")
     assert s == {"name": "mc", "interval": 1000, "settings": {"burst": "2"}, "mode": "full",
-                 "options": ["--method-counters", "--flag-check-bytes=0"]}, s
+                 "options": ["--method-counters", "--flag-check-bytes=0"], "duplex": None}, s
     assert whole_ab.parse_setting("chk=checks@0")["mode"] == "checks"
+    # Another duplex binary: NAME!DUPLEX, its rewrites cached apart from this checkout's.
+    s = whole_ab.parse_setting("old!/tmp/duplex-old=auto@1000")
+    assert (s["name"], s["duplex"], s["mode"]) == ("old", "/tmp/duplex-old", "auto"), s
+    assert whole_ab.rewrite_dir(("auto", (), "/tmp/duplex-old")) == "auto_by-duplex-old"
+    assert whole_ab.rewrite_dir(("full", ("--method-counters",), None)) == "full_method-counters"
     assert whole_ab.rewrite_name("full", []) == "full"
     assert whole_ab.rewrite_name("full", ["--method-counters", "--flag-check-bytes=0"]) == \
         "full_method-counters_flag-check-bytes-0"

@@ -508,7 +508,8 @@ TEST_CASE("a frame at offset 0 that nothing jumps to stays off the twin's first 
   CHECK(twins == 1);
 }
 
-TEST_CASE("auto keeps small flag-checked methods duplicated past the inlining size", "[rewriter]") {
+TEST_CASE("auto keeps small flag-checked methods duplicated; few loop-free points get No-Dup",
+          "[rewriter]") {
   // Constructors are not outlined, so Full-Duplication grows Vec's past MaxInlineSize, where
   // No-Duplication would stay within it but put a counting check with its reset path into a
   // method C2 inlines everywhere. With flag checks auto keeps Full; without them the same
@@ -526,7 +527,27 @@ TEST_CASE("auto keeps small flag-checked methods duplicated past the inlining si
   REQUIRE(counting.ok());
   auto n = reports(counting.value());
   CHECK(n["<init>"].applied == Transform::kNoDup);
-  CHECK(n["<init>"].new_code_size <= 35);
+}
+
+TEST_CASE("auto gives a small method with a loop Full-Duplication past its inlining size",
+          "[rewriter]") {
+  // Sum.sum is 21 bytes with a loop: Full grows it past MaxInlineSize (35), No-Duplication
+  // would not. Auto used to choose No-Duplication there, which put a counting check into the
+  // loop and measured slower than Full (docs/design/hotspot-costs.md, section 14).
+  static test::TempDir dir;
+  fs::path src = dir.path() / "Sum.java";
+  std::ofstream(src) << "public class Sum {\n  int k = 3;\n"
+                        "  int sum(int n) { int s = 0; while (n-- > 0) s += k; return s; }\n}\n";
+  std::string cmd = "javac -g -d '" + dir.path().string() + "' '" + src.string() + "' 2>&1";
+  REQUIRE(std::system(cmd.c_str()) == 0);
+  auto bytes = test::read_file(dir.path() / "Sum.class");
+  auto r = rewrite_class(bytes, options_for(Mode::kAuto, {"call-edge", "field-access"}));
+  REQUIRE(r.ok());
+  auto m = reports(r.value());
+  REQUIRE(m.count("sum"));
+  CHECK(m["sum"].original_code_size <= 35);
+  CHECK(m["sum"].applied == Transform::kFull);
+  CHECK(m["sum"].new_code_size > 35);
 }
 
 TEST_CASE("auto guards a class initializer's events instead of duplicating it", "[rewriter]") {
