@@ -189,9 +189,10 @@ class TwinCheck {
     if (!ref) return "a member reference that does not resolve in the pool";
     if (opcode == op::kInvokespecial && ref->name == "<init>") return member_stays(index);
     if (needs_bridge(opcode, *ref)) {
-      // The bridge's parameters of other classes are declared as Objects and cast back; its
-      // result cannot be (the twin calls it in place of a three-byte instruction, with no room
-      // for a cast after it), so a twin that would need one stays.
+      // A bridge declares each parameter of a class the host's signatures do not name as an
+      // Object and casts it back; its result cannot be (the twin calls it in place of a
+      // three-byte instruction, with no room for a cast after it), so a twin that would need
+      // such a result stays.
       std::string operands = bridge_descriptor(opcode, *ref, name_);
       std::string_view result = descriptor_types(operands).second;
       if (!shown_.shown(result))
