@@ -28,7 +28,7 @@ size_t count_back_edges(const Cfg& cfg) {
 // docs/RESULTS.md.) Partial and No-Duplication remain fallbacks where Full cannot be built or
 // passes a limit. Auto used to prefer whichever kept a method within the inlining size it had
 // (MaxInlineSize, FreqInlineSize): that put No-Duplication's checks into loops and measured
-// 4-11 points slower than Full in steady state (docs/design/hotspot-costs.md, section 14).
+// 4-16 points slower than Full in steady state (docs/design/hotspot-costs.md, section 14).
 constexpr size_t kMaxNoDupPoints = 2;
 
 PolicyChoice auto_choice(const PolicyInput& in) {
