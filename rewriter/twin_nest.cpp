@@ -9,6 +9,7 @@
 #include "classfile/bytes.h"
 #include "classfile/class_index.h"
 #include "classfile/code_walk.h"
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "classfile/pool_use.h"
 #include "rewriter/runtime_api.h"
@@ -29,30 +30,6 @@ std::string_view package_of(std::string_view internal_name) {
 
 std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_view host);
 
-// The class a field descriptor names, for an object or an array of objects (`[[Lx/Y;` names
-// x/Y); empty for a primitive or an array of primitives.
-std::string_view named_class(std::string_view type) {
-  size_t i = type.find_first_not_of('[');
-  if (i == std::string_view::npos || type[i] != 'L' || type.size() < i + 3 || type.back() != ';')
-    return {};
-  return type.substr(i + 1, type.size() - i - 2);
-}
-
-// The parameter types of a method descriptor, and its result type.
-std::pair<std::vector<std::string_view>, std::string_view> descriptor_types(std::string_view desc) {
-  std::vector<std::string_view> params;
-  size_t i = 1;
-  while (i < desc.size() && desc[i] != ')') {
-    size_t start = i;
-    while (i < desc.size() && desc[i] == '[') ++i;
-    if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
-    if (i == std::string_view::npos || i >= desc.size()) break;
-    params.push_back(desc.substr(start, i + 1 - start));
-    ++i;
-  }
-  return {params, i + 1 < desc.size() ? desc.substr(i + 1) : std::string_view("V")};
-}
-
 // The classes a bridge of `cf` may name. getDeclaredMethods() resolves every class a class's
 // method signatures name, so a class none of them named before may be one that a program runs
 // without (an optional dependency: NoClassDefFoundError where the original's reflection worked),
@@ -63,7 +40,7 @@ class SignatureClasses {
  public:
   explicit SignatureClasses(const ClassFile& cf) : own_(cf.name()) {
     for (const Member& m : cf.methods) {
-      auto [params, result] = descriptor_types(cf.member_descriptor(m));
+      auto [params, result] = method_descriptor_types(cf.member_descriptor(m));
       for (std::string_view p : params) add(p);
       add(result);
     }
@@ -194,7 +171,7 @@ class TwinCheck {
       // three-byte instruction, with no room for a cast after it), so a twin that would need
       // such a result stays.
       std::string operands = bridge_descriptor(opcode, *ref, name_);
-      std::string_view result = descriptor_types(operands).second;
+      std::string_view result = method_descriptor_types(operands).second;
       if (!shown_.shown(result))
         return "a bridge returning " + std::string(named_class(result)) +
                ", which no method of the class names (reflection would have to resolve it)";
@@ -369,7 +346,7 @@ std::string bridge_descriptor(uint8_t opcode, const MemberRef& ref, std::string_
 // its type (TwinCheck lets a twin move only when the class's signatures show it).
 std::string declared_descriptor(std::string_view descriptor, std::string_view own,
                                 const SignatureClasses& shown) {
-  auto [params, result] = descriptor_types(descriptor);
+  auto [params, result] = method_descriptor_types(descriptor);
   std::string out = "(";
   for (std::string_view p : params)
     out.append(p == own || !shown.shown(p) ? "Ljava/lang/Object;" : p);
@@ -385,7 +362,7 @@ uint32_t slots_of(char kind) {
 // parameter is declared with its own type), the instruction, return.
 std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view descriptor,
                                  std::span<const uint16_t> casts) {
-  auto [params, result] = descriptor_types(descriptor);
+  auto [params, result] = method_descriptor_types(descriptor);
   char ret = result.front();
   ByteWriter code;
   uint32_t slot = 0;
@@ -474,8 +451,8 @@ class Bridges {
   // For each parameter the bridge declares as an Object, the Class entry to cast it back to
   // (an array's descriptor is its class name); 0 for the others.
   Result<std::vector<uint16_t>> casts_for(std::string_view operands, std::string_view declared) {
-    auto wanted = descriptor_types(operands).first;
-    auto as_declared = descriptor_types(declared).first;
+    auto wanted = method_descriptor_types(operands).first;
+    auto as_declared = method_descriptor_types(declared).first;
     std::vector<uint16_t> casts(wanted.size(), 0);
     for (size_t i = 0; i < wanted.size(); ++i) {
       if (as_declared[i] == wanted[i]) continue;

@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "classfile/class_file.h"
+#include "classfile/descriptors.h"
 
 namespace duplex::agent {
 namespace {
@@ -16,14 +17,6 @@ uint64_t thread_cpu_ns() {
   timespec ts{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
   return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
-
-// "[[Lorg/h2/Row;" -> "org/h2/Row"; "" for arrays of primitives.
-std::string_view element_class(std::string_view name) {
-  size_t dims = name.find_first_not_of('[');
-  if (dims == 0 || dims == std::string_view::npos) return dims == 0 ? name : std::string_view();
-  if (name.size() < dims + 3 || name[dims] != 'L' || name.back() != ';') return {};
-  return name.substr(dims + 1, name.size() - dims - 2);
 }
 
 }  // namespace

@@ -21,10 +21,6 @@ bool is_regular_file(const std::string& path) {
   return ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-bool ends_with(std::string_view text, std::string_view suffix) {
-  return text.size() >= suffix.size() && text.substr(text.size() - suffix.size()) == suffix;
-}
-
 bool equals_ignoring_case(std::string_view a, std::string_view b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return (x | 0x20) == (y | 0x20);
@@ -34,9 +30,9 @@ bool equals_ignoring_case(std::string_view a, std::string_view b) {
 // "org/h2/Driver.class" -> "org/h2/Driver"; "" for module-info and package-info, which no
 // loader defines as classes, and for anything else that is not a class's file.
 std::string class_name_of(std::string_view path) {
-  if (!ends_with(path, kClassSuffix)) return {};
+  if (!path.ends_with(kClassSuffix)) return {};
   std::string_view name = path.substr(0, path.size() - kClassSuffix.size());
-  if (name.empty() || ends_with(name, "module-info") || ends_with(name, "package-info")) return {};
+  if (name.empty() || name.ends_with("module-info") || name.ends_with("package-info")) return {};
   return std::string(name);
 }
 
@@ -173,7 +169,7 @@ std::string ClassPath::main_class(std::string_view java_command) {
   std::string_view first = java_command.substr(0, java_command.find(' '));
   if (first.empty()) return {};
   std::string name(first);
-  if (ends_with(name, ".jar") && is_regular_file(name)) {
+  if (name.ends_with(".jar") && is_regular_file(name)) {
     auto jar = JarReader::open(name);
     if (!jar) return {};
     name = manifest_attribute(manifest_of(jar.value()), "Main-Class");

@@ -1,0 +1,25 @@
+// Field and method descriptors (JVMS 4.3) read as text: the classes they name and a method's
+// parameter and result types. Malformed input gives what could be read, never a read past the
+// end.
+#pragma once
+
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace duplex {
+
+// The class a field descriptor names, for an object or an array of objects ("[[Lx/Y;" names
+// x/Y); empty for a primitive or an array of primitives.
+std::string_view named_class(std::string_view field_descriptor);
+
+// The class a CONSTANT_Class entry's name stands for: the name itself ("x/Y"), or an array's
+// element class ("[[Lx/Y;" -> "x/Y"); empty for an array of primitives.
+std::string_view element_class(std::string_view class_entry_name);
+
+// The parameter types of a method descriptor ("(I[Lx/Y;)V" -> {"I", "[Lx/Y;"}), and its
+// result type ("V" when the descriptor has none).
+std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(
+    std::string_view method_descriptor);
+
+}  // namespace duplex
