@@ -92,6 +92,8 @@ def rewrite(w, tool, mode, options, duplex=None):
     (twin_share.without_twins), which only checks-only at interval 0 survives, since nothing
     calls a twin there: what a run costs when twins are not loaded (docs/design/lazy-twins.md).
     `duplex`: another duplex binary than this checkout's (to compare two builds)."""
+    if duplex and not Path(duplex).is_file():
+        raise SystemExit("whole_ab.py: no duplex binary at %s" % duplex)
     dest = benchlib.cache_dir() / tool / w.name / rewrite_dir((mode, options, duplex))
     events = "" if mode == "checks" else BOTH
     post = [o for o in options if o.startswith("+")]
