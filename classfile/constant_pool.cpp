@@ -633,14 +633,25 @@ void ConstantPool::contents_changed() {
 }
 
 Status ConstantPool::set_member_owner(uint16_t index, uint16_t class_index) {
+  return set_member_part(index, class_index, CpTag::kClass);
+}
+
+Status ConstantPool::set_member_name_and_type(uint16_t index, uint16_t name_and_type) {
+  return set_member_part(index, name_and_type, CpTag::kNameAndType);
+}
+
+// The member reference at `index` gets `part` (a Class or a NameAndType entry, by `part_tag`)
+// in place of its own.
+Status ConstantPool::set_member_part(uint16_t index, uint16_t part, CpTag part_tag) {
   CpTag t = tag(index);
   if (t != CpTag::kFieldref && t != CpTag::kMethodref && t != CpTag::kInterfaceMethodref) {
     return Error::plain("pool entry #" + std::to_string(index) + " is not a member reference");
   }
-  if (tag(class_index) != CpTag::kClass) {
-    return Error::plain("pool entry #" + std::to_string(class_index) + " is not a Class");
+  if (tag(part) != part_tag) {
+    return Error::plain("pool entry #" + std::to_string(part) + " is not a " +
+                        cp_tag_name(part_tag));
   }
-  entries_[index].a = class_index;
+  (part_tag == CpTag::kClass ? entries_[index].a : entries_[index].b) = part;
   contents_changed();
   return Ok{};
 }

@@ -148,6 +148,9 @@ class ConstantPool {
   // `class_index` (a member moved to another class). Every index into the pool stays valid;
   // the pool gets a new id() and is written entry by entry from then on.
   Status set_member_owner(uint16_t index, uint16_t class_index);
+  // Likewise re-points it to the NameAndType entry `name_and_type` (a member whose descriptor
+  // changed as it moved).
+  Status set_member_name_and_type(uint16_t index, uint16_t name_and_type);
 
   // Marks, in `used` (a flag per index, count() of them), every entry a marked entry refers
   // to, transitively: a Class its name, a member reference its Class and NameAndType, ...
@@ -169,6 +172,7 @@ class ConstantPool {
   uint64_t parse_origin() const { return origin_; }
 
  private:
+  Status set_member_part(uint16_t index, uint16_t part, CpTag part_tag);
   static Result<ConstantPool> parse_checked(ByteReader& in);
   bool parse_fast(ByteReader& in, bool copy_text);
   bool references_sound() const;

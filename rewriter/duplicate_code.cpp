@@ -679,6 +679,9 @@ class Duplicator {
                                layout.twin_descriptor, access::kStatic);
     if (!frame) return frame.error();
     out_.max_locals = std::max<uint16_t>(out_.max_locals, layout.twin_max_locals);
+    // No frame names the cold parameter: its type changes when the twin moves to a twin class
+    // (twin_nest.h), and only the method's descriptor may say which it is.
+    if (layout.cold_param) frame->locals.pop_back();  // the last of the twin's parameters
     emit_twin_start_casts(layout, *frame, out_.insns);
     SwitchTable table;
     table.targets.reserve(layout.entries.size());

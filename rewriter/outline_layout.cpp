@@ -6,6 +6,7 @@
 #include "classfile/class_file.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
+#include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
 #include "rewriter/value_insns.h"
 
@@ -39,7 +40,9 @@ class OutlinePlanner {
  public:
   OutlinePlanner(const MethodView& m, const Cfg& cfg, const DupPlan& plan, ConstantPool& pool,
                  std::set<std::string>& taken, std::string_view suffix)
-      : m_(m), cfg_(cfg), plan_(plan), pool_(pool), taken_(taken), suffix_(suffix) {}
+      : m_(m), cfg_(cfg), plan_(plan), pool_(pool), taken_(taken), suffix_(suffix) {
+    layout_.cold_param = suffix == kTwinSuffix;
+  }
 
   Result<OutlineLayout> run() {
     if (auto s = check_method(); !s) return s.error();
@@ -173,11 +176,12 @@ class OutlinePlanner {
       next += slots_of(p.kind);
       layout_.params.push_back(p);
     }
-    if (next + 1 > kMaxParameterSlots)
-      return Error::plain("the live locals need " + std::to_string(next + 1) +
+    uint32_t slots = next + 1 + (layout_.cold_param ? 1 : 0);  // the id, the cold parameter
+    if (slots > kMaxParameterSlots)
+      return Error::plain("the live locals need " + std::to_string(slots) +
                           " parameter slots (at most 255)");
     layout_.id_slot = static_cast<uint16_t>(next);
-    layout_.twin_max_locals = std::max<uint16_t>(m_.code.max_locals, next + 1);
+    layout_.twin_max_locals = std::max<uint16_t>(m_.code.max_locals, slots);
     return Ok{};
   }
 
@@ -254,7 +258,9 @@ class OutlinePlanner {
         }
       }
     }
-    d.append("I").append(std::string_view(m_.context.descriptor).substr(ret));
+    d.append("I");
+    if (layout_.cold_param) d.append(runtime_api::kColdParamDesc);
+    d.append(std::string_view(m_.context.descriptor).substr(ret));
     return Ok{};
   }
 
@@ -302,6 +308,7 @@ Status emit_twin_call(const OutlineLayout& layout, size_t e, uint16_t twin_metho
     out.push_back(passes ? local_insn(false, p.kind, p.slot) : zero_of(p.kind));
   }
   out.push_back(push_int(static_cast<int32_t>(e)));
+  if (layout.cold_param) out.push_back(Insn::make(op::kAconstNull));
   out.push_back(Insn::make(op::kInvokestatic, twin_methodref));
   return Ok{};
 }

@@ -12,7 +12,10 @@
 // stand for the original local slots, so the copied code keeps its slot numbers: slot s of
 // the original arrives in parameter slot s when every entry point agrees on its kind (the
 // "primary" parameters), else in an extra parameter after them that the entry's prologue
-// copies into slot s. The last parameter is the entry id.
+// copies into slot s. Then comes the entry id, and last the cold parameter: always null,
+// declared an Object, and of a class that never exists once the twin has moved to a twin class
+// (lazy twins, twin_nest.h), so that C2 does not inline the twin there into the hot method
+// whose rare sample path calls it (docs/design/hotspot-costs.md, section 15).
 #pragma once
 
 #include <cstdint>
@@ -52,7 +55,8 @@ struct OutlineParam {
 struct OutlineLayout {
   std::vector<OutlineEntry> entries;  // entries[0] is the method entry
   std::vector<OutlineParam> params;
-  uint16_t id_slot = 0;  // the twin's slot of the entry id
+  uint16_t id_slot = 0;     // the twin's slot of the entry id
+  bool cold_param = false;  // the cold parameter follows the id (at id_slot + 1): pass null
   std::string twin_name;
   std::string twin_descriptor;
   uint16_t twin_max_locals = 0;
@@ -68,7 +72,7 @@ struct OutlineLayout {
 // class's own methods a twin could be confused with (take_existing_twin_names); the new one
 // is added (overloads get `<name>$2$duplex`, ... when their twins' descriptors collide).
 // `suffix`: kTwinSuffix, or kSampledTwinSuffix for a twin that sampled callers call
-// (rewriter/sampled_calls.h).
+// (rewriter/sampled_calls.h), which has no cold parameter.
 Result<OutlineLayout> plan_outline(const MethodView& method, const Cfg& cfg, const DupPlan& plan,
                                    ConstantPool& pool, std::set<std::string>& taken,
                                    std::string_view suffix = kTwinSuffix);

@@ -6,6 +6,12 @@ namespace duplex::runtime_api {
 
 inline constexpr const char* kClass = "duplex/runtime/Duplex";
 inline constexpr const char* kPackagePrefix = "duplex/runtime/";  // never instrumented
+// The type of an outlined twin's last parameter (rewriter/outline_layout.h), always passed null:
+// an Object in the class, and a class that does not exist once the twin is in a twin class,
+// so that C2 never inlines it there ("unloaded signature classes"; docs/design/hotspot-costs.md,
+// section 15). No class of that name may ever exist.
+inline constexpr const char* kColdParamDesc = "Ljava/lang/Object;";
+inline constexpr const char* kNotInlinedDesc = "Lduplex/runtime/NotInlined;";
 
 inline constexpr const char* kCheck = "check";
 inline constexpr const char* kCheckDesc = "()Z";

@@ -18,6 +18,7 @@ struct TwinCode {
   CodeIR code;
   std::string name;
   std::string descriptor;
+  bool cold_param = false;  // OutlineLayout::cold_param
 };
 
 struct TransformedCode {

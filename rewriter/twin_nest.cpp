@@ -495,20 +495,41 @@ Status add_nest_member(ClassFile& host, uint16_t member_class) {
   return Ok{};
 }
 
+// A twin's descriptor in the twin class: its cold parameter (rewriter/outline_layout.h), an
+// Object in the host, becomes runtime_api::kNotInlinedDesc, a class that never exists. C2 does
+// not inline a method whose signature names a class its loader has not loaded, and before it
+// compiles a method it loads the classes its signature names, so a class that exists would
+// be loaded at the first twin it compiles. Only the twin class may name it: reflection over a
+// class resolves every type its methods name (getDeclaredMethods() would throw
+// NoClassDefFoundError), and nothing reflects over a twin class.
+std::string descriptor_in_twin_class(const AddedMethod& twin) {
+  const std::string_view cold = runtime_api::kColdParamDesc;
+  size_t end = twin.descriptor.rfind(')');
+  if (!twin.cold_param || end == std::string::npos || end < cold.size() ||
+      std::string_view(twin.descriptor).substr(end - cold.size(), cold.size()) != cold)
+    return twin.descriptor;
+  return twin.descriptor.substr(0, end - cold.size()) + runtime_api::kNotInlinedDesc +
+         twin.descriptor.substr(end);
+}
+
 // The host's sample stubs call its twins through Methodrefs naming the host: they now name
-// the twin class. The indices are all found before any entry changes (a change drops the
-// pool's look-up tables).
+// the twin class, and the twins' descriptors there. The indices are all found before any
+// entry changes (a change drops the pool's look-up tables).
 Status repoint_twin_references(ClassFile& host, const std::string& host_name,
-                               const std::vector<MovingTwin>& twins, uint16_t twin_class) {
-  std::vector<uint16_t> refs;
+                               std::vector<MovingTwin>& twins, uint16_t twin_class) {
+  std::vector<std::pair<uint16_t, uint16_t>> refs;  // the Methodref, its new NameAndType
   for (const MovingTwin& t : twins) {
     auto ref = host.pool.add_methodref(host_name, t.method.name, t.method.descriptor);
     if (!ref) return ref.error();
-    refs.push_back(*ref);
+    auto type = host.pool.add_name_and_type(t.method.name, descriptor_in_twin_class(t.method));
+    if (!type) return type.error();
+    refs.emplace_back(*ref, *type);
   }
-  for (uint16_t ref : refs) {
+  for (auto [ref, type] : refs) {
     if (auto s = host.pool.set_member_owner(ref, twin_class); !s) return s;
+    if (auto s = host.pool.set_member_name_and_type(ref, type); !s) return s;
   }
+  for (MovingTwin& t : twins) t.method.descriptor = descriptor_in_twin_class(t.method);
   return Ok{};
 }
 

@@ -141,7 +141,7 @@ same_as_full full,--lazy-twins 1000 "twins in nestmate classes"
 # as its host's (Class.getNestHost), and bridges (duplex$bridge$N) are never callers.
 if echo " $modes " | grep -q ' full,--lazy-twins '; then
   for layout in eager lazy; do
-    extra=""
+    extra=--eager-twins
     [ $layout = lazy ] && extra=--lazy-twins
     "$duplex" instrument "$fixtures" -o "$tmp/stack-$layout" --profile call-edge-stack,field-access \
       $extra --quiet

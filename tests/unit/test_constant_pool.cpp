@@ -189,6 +189,35 @@ TEST_CASE("a member reference can be re-pointed to another class", "[constant_po
   CHECK_FALSE(pool.set_member_owner(65000, *other).ok());
 }
 
+TEST_CASE("a member reference can be given another name and type", "[constant_pool]") {
+  ClassFile cf = jdk_object();
+  ConstantPool& pool = cf.pool;
+  auto ref = pool.add_methodref("a/Host", "run$duplex", "(ILjava/lang/Object;)V");
+  auto type = pool.add_name_and_type("run$duplex", "(ILduplex/runtime/NotInlined;)V");
+  REQUIRE(ref.ok());
+  REQUIRE(type.ok());
+  uint64_t id = pool.id();
+  REQUIRE(pool.set_member_name_and_type(*ref, *type).ok());
+  CHECK(pool.id() != id);
+  CHECK(pool.member_ref(*ref)->owner == "a/Host");
+  CHECK(pool.member_ref(*ref)->descriptor == "(ILduplex/runtime/NotInlined;)V");
+  // The look-ups know the change, and the class writes it.
+  auto found = pool.add_methodref("a/Host", "run$duplex", "(ILduplex/runtime/NotInlined;)V");
+  REQUIRE(found.ok());
+  CHECK(*found == *ref);
+  auto written = cf.write();
+  REQUIRE(written.ok());
+  auto reread = ClassFile::parse(written.value());
+  REQUIRE(reread.ok());
+  CHECK(reread->pool.member_ref(*ref)->descriptor == "(ILduplex/runtime/NotInlined;)V");
+  // Errors: not a member reference, not a NameAndType.
+  auto owner = pool.add_class("a/Host");
+  REQUIRE(owner.ok());
+  CHECK_FALSE(pool.set_member_name_and_type(*type, *type).ok());
+  CHECK_FALSE(pool.set_member_name_and_type(*ref, *owner).ok());
+  CHECK_FALSE(pool.set_member_name_and_type(0, *type).ok());
+}
+
 TEST_CASE("a pool keeps only the entries marked and what they refer to", "[constant_pool]") {
   ClassFile cf = jdk_object();
   ConstantPool pool = cf.pool;

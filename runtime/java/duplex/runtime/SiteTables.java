@@ -95,6 +95,7 @@ final class SiteTables {
     if (host != type) { // a twin class's frame: its host's site, in the host's table
       type = host;
       className = CallerFinder.internalName(host.getName());
+      descriptor = descriptorInHost(descriptor);
     }
     Table t = BY_CLASS.get(type);
     CallerSite s = t.callers.find(method, descriptor, bci);
@@ -102,6 +103,20 @@ final class SiteTables {
     t.hasCallers = true; // before the site's mapping reads the table (see register)
     noteCallerName(className);
     return t.callers.add(new CallerSite(type, className, method, descriptor, bci, line));
+  }
+
+  private static final String NOT_INLINED = "Lduplex/runtime/NotInlined;)";
+  private static final String COLD_PARAM = "Ljava/lang/Object;)";
+
+  /**
+   * A twin's descriptor as the host's site table names it: a twin moved to a twin class has its
+   * last parameter, the cold one, typed as a class that never exists (so that C2 does not inline
+   * it), where the table written with the host names the Object it was declared as.
+   */
+  static String descriptorInHost(String descriptor) {
+    return descriptor != null && descriptor.contains(NOT_INLINED)
+        ? descriptor.replace(NOT_INLINED, COLD_PARAM)
+        : descriptor;
   }
 
   /** Called before a new caller site of the class is mapped (see registerByName). */
