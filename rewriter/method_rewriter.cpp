@@ -279,8 +279,7 @@ class MethodRewriter {
         duplicate_code(view, cfg, sites, p, cf_.pool, with_events, options_.count_edges,
                        Outline{&layout, OutlineSide::kTwin, 0, options_.hand_back}, options_.check);
     if (!twin) return twin.error();
-    code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor,
-                          layout.cold_param};
+    code->twin = TwinCode{std::move(twin->code), layout.twin_name, layout.twin_descriptor};
     return code;
   }
 
@@ -460,12 +459,9 @@ class MethodRewriter {
       outcome_.report.twin_code_size = built.twin->code_length;
       outcome_.report.new_code_size += built.twin->code_length;
       outcome_.added =
-          AddedMethod{kTwinAccess,
-                      std::move(twin.name),
-                      std::move(twin.descriptor),
+          AddedMethod{kTwinAccess, std::move(twin.name), std::move(twin.descriptor),
                       std::move(built.twin->code_attribute),
-                      lines ? call_sites(twin.code, *built.twin, *lines) : std::vector<CallSite>{},
-                      twin.cold_param};
+                      lines ? call_sites(twin.code, *built.twin, *lines) : std::vector<CallSite>{}};
     }
   }
 

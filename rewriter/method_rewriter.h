@@ -30,9 +30,6 @@ struct AddedMethod {
   std::string descriptor;
   std::vector<uint8_t> code_attribute;  // the Code attribute body
   std::vector<CallSite> calls;
-  // Its last parameter is the cold one (rewriter/outline_layout.h), which a twin class types
-  // as runtime_api::kNotInlinedDesc.
-  bool cold_param = false;
 };
 
 struct MethodOutcome {

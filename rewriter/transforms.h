@@ -18,7 +18,6 @@ struct TwinCode {
   CodeIR code;
   std::string name;
   std::string descriptor;
-  bool cold_param = false;  // OutlineLayout::cold_param
 };
 
 struct TransformedCode {

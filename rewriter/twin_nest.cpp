@@ -12,6 +12,7 @@
 #include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "classfile/pool_use.h"
+#include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -502,10 +503,12 @@ Status add_nest_member(ClassFile& host, uint16_t member_class) {
 // be loaded at the first twin it compiles. Only the twin class may name it: reflection over a
 // class resolves every type its methods name (getDeclaredMethods() would throw
 // NoClassDefFoundError), and nothing reflects over a twin class.
+// (Every `$duplex` twin has the cold parameter last; the counters' table and `$sampled` twins,
+// which also move, have none.)
 std::string descriptor_in_twin_class(const AddedMethod& twin) {
   const std::string_view cold = runtime_api::kColdParamDesc;
   size_t end = twin.descriptor.rfind(')');
-  if (!twin.cold_param || end == std::string::npos || end < cold.size() ||
+  if (!twin.name.ends_with(kTwinSuffix) || end == std::string::npos || end < cold.size() ||
       std::string_view(twin.descriptor).substr(end - cold.size(), cold.size()) != cold)
     return twin.descriptor;
   return twin.descriptor.substr(0, end - cold.size()) + runtime_api::kNotInlinedDesc +
@@ -518,10 +521,11 @@ std::string descriptor_in_twin_class(const AddedMethod& twin) {
 Status repoint_twin_references(ClassFile& host, const std::string& host_name,
                                std::vector<MovingTwin>& twins, uint16_t twin_class) {
   std::vector<std::pair<uint16_t, uint16_t>> refs;  // the Methodref, its new NameAndType
-  for (const MovingTwin& t : twins) {
+  for (MovingTwin& t : twins) {
     auto ref = host.pool.add_methodref(host_name, t.method.name, t.method.descriptor);
     if (!ref) return ref.error();
-    auto type = host.pool.add_name_and_type(t.method.name, descriptor_in_twin_class(t.method));
+    t.method.descriptor = descriptor_in_twin_class(t.method);
+    auto type = host.pool.add_name_and_type(t.method.name, t.method.descriptor);
     if (!type) return type.error();
     refs.emplace_back(*ref, *type);
   }
@@ -529,7 +533,6 @@ Status repoint_twin_references(ClassFile& host, const std::string& host_name,
     if (auto s = host.pool.set_member_owner(ref, twin_class); !s) return s;
     if (auto s = host.pool.set_member_name_and_type(ref, type); !s) return s;
   }
-  for (MovingTwin& t : twins) t.method.descriptor = descriptor_in_twin_class(t.method);
   return Ok{};
 }
 
