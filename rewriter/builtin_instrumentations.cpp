@@ -3,6 +3,7 @@
 #include <charconv>
 #include <string>
 
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "classfile/scratch.h"
 #include "rewriter/instrumentation.h"
@@ -177,20 +178,10 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // many (at most kinds.size(): a longer list is cut, which a class the JVM accepts never has).
   static size_t argument_kinds(std::string_view d, std::array<char, 256>& kinds) {
     size_t n = 0;
-    size_t i = d.find('(') + 1;
-    while (i < d.size() && d[i] != ')' && n < kinds.size()) {
-      char c = d[i];
-      if (c == 'L') {
-        i = d.find(';', i) + 1;
-        kinds[n++] = 'A';
-      } else if (c == '[') {
-        while (d[i] == '[') ++i;
-        i = d[i] == 'L' ? d.find(';', i) + 1 : i + 1;
-        kinds[n++] = 'A';
-      } else {
-        kinds[n++] = c == 'J' || c == 'D' || c == 'F' ? c : 'I';
-        ++i;
-      }
+    for (std::string_view param : method_descriptor_types(d).first) {
+      if (n == kinds.size()) break;
+      char c = param[0];  // never empty
+      kinds[n++] = c == 'L' || c == '[' ? 'A' : c == 'J' || c == 'D' || c == 'F' ? c : 'I';
     }
     return n;
   }
