@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "runtime/agent/agent_state.h"
+#include "runtime/agent/twin_inlining.h"
 
 namespace duplex::agent {
 
@@ -49,20 +50,16 @@ bool clear_exception(JNIEnv* jni, const char* what) {
   return true;
 }
 
-namespace {
-
-std::mutex g_stop_mu;
-std::condition_variable g_stop_cv;
-
-// Writes the embedded runtime jar to a private temporary file; empty string on failure.
-std::string write_runtime_jar() {
+std::string write_private_temp_file(std::string_view name_pattern,
+                                    std::span<const unsigned char> data) {
   const char* dir = std::getenv("TMPDIR");
-  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/duplex-runtime-XXXXXX.jar";
-  int fd = mkstemps(path.data(), 4);  // mode 0600
+  std::string path = std::string(dir && *dir ? dir : "/tmp") + "/" + std::string(name_pattern);
+  size_t suffix = name_pattern.size() - name_pattern.rfind('X') - 1;
+  int fd = mkstemps(path.data(), static_cast<int>(suffix));  // mode 0600
   if (fd < 0) return {};
   size_t done = 0;
-  while (done < kRuntimeJar_size) {
-    ssize_t w = write(fd, kRuntimeJar + done, kRuntimeJar_size - done);
+  while (done < data.size()) {
+    ssize_t w = write(fd, data.data() + done, data.size() - done);
     if (w <= 0) {
       close(fd);
       unlink(path.c_str());
@@ -76,6 +73,11 @@ std::string write_runtime_jar() {
   }
   return path;
 }
+
+namespace {
+
+std::mutex g_stop_mu;
+std::condition_variable g_stop_cv;
 
 void remove_runtime_jar() {
   State& s = state();
@@ -268,6 +270,7 @@ jobjectArray JNICALL native_agent_stats(JNIEnv* jni, jclass) {
         {"agent-transform-max-ms", ms_text(st.max_ns.load())},
         {"agent-transform-max-class", slowest},
         {"agent-stopped", s.stopped.load() ? "true" : "false"},
+        {"agent-twin-directive", s.twin_directive},
     };
     if (s.ahead) {
       AheadStats a = s.ahead->stats();
@@ -372,12 +375,43 @@ bool init_runtime(JNIEnv* jni) {
   return true;
 }
 
+// The agent's twins stay in their classes, where C2 would inline them into their callers'
+// sample paths once taken (twin_inlining.h). Done before the program starts, so that no
+// compilation precedes it (it takes 5-15 ms, mostly loading jdk.management's classes).
+void keep_twins_from_callers(JNIEnv* jni) {
+  State& s = state();
+  const AgentOptions& o = s.options;
+  if (o.inline_twins) {
+    s.twin_directive = "not added: inlineTwins=true";
+    return;
+  }
+  if (o.mode == Mode::kNoDup || o.mode == Mode::kExhaustive) {
+    s.twin_directive = "not added: mode " + o.mode_text + " makes no twins";
+    return;
+  }
+  std::string why;
+  auto t0 = std::chrono::steady_clock::now();
+  if (!keep_twins_out_of_inlining(jni, why)) {
+    s.twin_directive = "not added: " + why;
+    log_line("twins may be inlined into their callers' sample paths: %s", why.c_str());
+    return;
+  }
+  s.twin_directive = "added";
+  if (log_on(LogLevel::kInfo)) {
+    auto ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - t0);
+    log_line("twins kept out of inlining: a compiler directive, added in %s ms",
+             ms_text(static_cast<uint64_t>(ns.count())).c_str());
+  }
+}
+
 void JNICALL on_vm_init(jvmtiEnv* jvmti, JNIEnv* jni, jthread) {
   try {
     State& s = state();
     bool ok = init_runtime(jni);
     remove_runtime_jar();  // the bootstrap loader keeps the open jar; the path is not needed
     if (!ok) return;
+    keep_twins_from_callers(jni);
     if (s.options.stop_ms >= 0 && !start_stop_timer(jvmti, jni)) {
       log_line("cannot start the stop timer thread; stop=%lld ms is ignored",
                static_cast<long long>(s.options.stop_ms));
@@ -534,7 +568,8 @@ jint on_load(JavaVM* vm, char* options) {
     }
   }
 
-  std::string jar = write_runtime_jar();
+  std::string jar =
+      write_private_temp_file("duplex-runtime-XXXXXX.jar", {kRuntimeJar, kRuntimeJar_size});
   if (jar.empty()) {
     log_line("cannot write the runtime jar to a temporary file: %s", std::strerror(errno));
     return JNI_ERR;

@@ -132,6 +132,9 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
   if (key == "nativeStack") {
     return parse_bool(v, o.native_stack) || bad(error, key, v, "true or false");
   }
+  if (key == "inlineTwins") {
+    return parse_bool(v, o.inline_twins) || bad(error, key, v, "true or false");
+  }
   if (key == "ahead") return parse_bool(v, o.ahead) || bad(error, key, v, "true or false");
   if (key == "aheadLead") {
     int64_t n = 0;
@@ -190,7 +193,7 @@ int64_t parse_duration_ms(const std::string& text) {
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
          "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, ahead, aheadLead, "
-         "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters";
+         "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters, inlineTwins";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {

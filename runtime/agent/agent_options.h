@@ -37,6 +37,9 @@ struct AgentOptions {
   uint32_t caller_sampled_max_bytes = RewriteOptions{}.caller_sampled_max_bytes;
   bool method_counters = false;  // methodCounters=true: RewriteOptions::method_counters
   bool native_stack = true;      // let the runtime find call-edge callers with JVMTI GetStackTrace
+  // inlineTwins=true: leave HotSpot free to inline twins into their callers (no compiler
+  // directive, runtime/agent/twin_inlining.h).
+  bool inline_twins = false;
   // ahead=true: rewrite the application class path's classes on a background thread before
   // they load (runtime/agent/ahead.h).
   bool ahead = false;

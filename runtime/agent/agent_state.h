@@ -12,6 +12,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <unordered_set>
 #include <vector>
@@ -70,6 +71,9 @@ struct State {
   jobject platform_loader = nullptr;
   jobject duplex_module = nullptr;  // the bootstrap loader's unnamed module (Java 9+)
   std::string jar_path;             // temporary copy of the runtime jar until VMInit
+  // Whether twins are kept out of inlining (twin_inlining.h): "added", or why not. Set in
+  // VMInit, before `live`.
+  std::string twin_directive;
 
   std::mutex mu;  // guards the members below
   std::unordered_multimap<std::string, PendingClass> pending;
@@ -108,5 +112,11 @@ bool register_native_stack(JNIEnv* jni);
 
 // Clears a pending Java exception, logging it at debug level. True if there was one.
 bool clear_exception(JNIEnv* jni, const char* what);
+
+// Writes `data` to a new file of $TMPDIR (else /tmp), mode 0600, named after `name_pattern`,
+// whose last run of X's mkstemps replaces ("duplex-runtime-XXXXXX.jar"). Its path, or "" on
+// failure (errno says why).
+std::string write_private_temp_file(std::string_view name_pattern,
+                                    std::span<const unsigned char> data);
 
 }  // namespace duplex::agent

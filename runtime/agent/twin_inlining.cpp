@@ -1,0 +1,110 @@
+#include "runtime/agent/twin_inlining.h"
+
+#include <unistd.h>
+
+#include <optional>
+#include <string_view>
+
+#include "runtime/agent/agent_state.h"
+
+namespace duplex::agent {
+namespace {
+
+// Every method (`match`), both compilers: never inline a method named `*$duplex`.
+constexpr std::string_view kDirective = "[{ match: \"*.*\", inline: \"-*.*$duplex\" }]\n";
+
+// The DiagnosticCommand implementation of jdk.management and its command runner.
+struct DiagnosticCommands {
+  jobject mbean = nullptr;
+  jmethodID execute = nullptr;
+};
+
+std::optional<DiagnosticCommands> find_diagnostic_commands(JNIEnv* jni, std::string& why) {
+  // The provider's class initializer loads libmanagement_ext, which holds the runner's native
+  // code; GetStaticMethodID initializes the class.
+  jclass provider = jni->FindClass("com/sun/management/internal/PlatformMBeanProviderImpl");
+  if (!provider || !jni->GetStaticMethodID(provider, "getDiagnosticMXBean",
+                                           "()Lcom/sun/management/HotSpotDiagnosticMXBean;")) {
+    clear_exception(jni, "PlatformMBeanProviderImpl");
+    why = "the JVM lacks jdk.management's DiagnosticCommand implementation (JDK 9+)";
+    return std::nullopt;
+  }
+  jni->DeleteLocalRef(provider);
+  jclass impl = jni->FindClass("com/sun/management/internal/DiagnosticCommandImpl");
+  jmethodID get = impl ? jni->GetStaticMethodID(impl, "getDiagnosticCommandMBean",
+                                                "()Lcom/sun/management/DiagnosticCommandMBean;")
+                       : nullptr;
+  DiagnosticCommands found;
+  found.execute = impl ? jni->GetMethodID(impl, "executeDiagnosticCommand",
+                                          "(Ljava/lang/String;)Ljava/lang/String;")
+                       : nullptr;
+  found.mbean = get && found.execute ? jni->CallStaticObjectMethod(impl, get) : nullptr;
+  if (clear_exception(jni, "DiagnosticCommandImpl") || !found.mbean) {
+    why = "the JVM's diagnostic commands cannot be reached";
+    return std::nullopt;
+  }
+  return found;
+}
+
+// Runs one diagnostic command; its output, or nullopt (with `why`) if it threw.
+std::optional<std::string> run_command(JNIEnv* jni, const DiagnosticCommands& commands,
+                                       const std::string& command, std::string& why) {
+  jstring text = jni->NewStringUTF(command.c_str());
+  jobject out = text ? jni->CallObjectMethod(commands.mbean, commands.execute, text) : nullptr;
+  if (clear_exception(jni, command.c_str()) || !out) {
+    why = "the diagnostic command failed: " + command;
+    return std::nullopt;
+  }
+  const char* chars = jni->GetStringUTFChars(static_cast<jstring>(out), nullptr);
+  std::string result = chars ? chars : "";
+  if (chars) jni->ReleaseStringUTFChars(static_cast<jstring>(out), chars);
+  jni->DeleteLocalRef(out);
+  jni->DeleteLocalRef(text);
+  return result;
+}
+
+// Compiler directives in `Compiler.directives_print` output, HotSpot's default one excluded.
+size_t directives_besides_default(std::string_view printed) {
+  constexpr std::string_view kHeader = "Directive:";
+  size_t count = 0;
+  for (size_t at = printed.find(kHeader); at != std::string_view::npos;
+       at = printed.find(kHeader, at + kHeader.size())) {
+    if (printed.substr(at + kHeader.size()).rfind(" (default)", 0) != 0) ++count;
+  }
+  return count;
+}
+
+}  // namespace
+
+bool keep_twins_out_of_inlining(JNIEnv* jni, std::string& why) {
+  std::optional<DiagnosticCommands> commands = find_diagnostic_commands(jni, why);
+  if (!commands) return false;
+  std::optional<std::string> before = run_command(jni, *commands, "Compiler.directives_print", why);
+  if (!before) return false;
+  if (directives_besides_default(*before) != 0) {
+    why =
+        "the JVM has compiler directives of its own, which a directive for every method "
+        "would hide (-XX:CompileCommand=dontinline,*::*$duplex does the same beside them)";
+    return false;
+  }
+  std::string path = write_private_temp_file(
+      "duplex-directive-XXXXXX.json",
+      {reinterpret_cast<const unsigned char*>(kDirective.data()), kDirective.size()});
+  if (path.empty()) {
+    why = "cannot write the directive to a temporary file";
+    return false;
+  }
+  std::optional<std::string> added =
+      run_command(jni, *commands, "Compiler.directives_add " + path, why);
+  unlink(path.c_str());
+  if (!added) return false;
+  std::optional<std::string> after = run_command(jni, *commands, "Compiler.directives_print", why);
+  if (!after || directives_besides_default(*after) != 1) {
+    why = "HotSpot did not take the directive: " + *added;
+    return false;
+  }
+  jni->DeleteLocalRef(commands->mbean);
+  return true;
+}
+
+}  // namespace duplex::agent
