@@ -94,8 +94,9 @@ bool keep_twins_out_of_inlining(JNIEnv* jni, std::string& why) {
     why = "cannot write the directive to a temporary file";
     return false;
   }
+  // Quoted: the command line splits at spaces, and $TMPDIR may hold some.
   std::optional<std::string> added =
-      run_command(jni, *commands, "Compiler.directives_add " + path, why);
+      run_command(jni, *commands, "Compiler.directives_add \"" + path + "\"", why);
   unlink(path.c_str());
   if (!added) return false;
   std::optional<std::string> after = run_command(jni, *commands, "Compiler.directives_print", why);

@@ -4,7 +4,7 @@
 # The probe (tests/rewriter/notinlined) calls a small method whose twin, at interval 1, is called
 # as often as a call gets; checks-only twins are small enough that C2 inlines them when allowed:
 # - by default, C2 meets the twin's call and refuses it for the directive, and the profile says
-#   the directive was added;
+#   the directive was added (its temporary file in a $TMPDIR with a space, and removed);
 # - with inlineTwins=true C2 inlines it (the control: without it the first check proves nothing);
 # - with compiler directives of the user's own, the agent leaves them alone and says so in one
 #   line; with a mode that makes no twins it adds nothing and says nothing.
@@ -19,12 +19,12 @@ fresh_dir "$work"
 "$java" -cp "$classes" notinlined.HotSample >"$work/plain.out"
 
 # probe NAME OPTIONS [JVM FLAGS...]: the probe under the agent with C2's inlining decisions in
-# $work/NAME.err and the profile in $work/NAME.xml.
+# $work/NAME.err and the profile in $work/NAME.xml; $TMPDIR is $probe_tmp if set.
 probe() {
     name=$1 options=$2
     shift 2
     # shellcheck disable=SC2086
-    "$java" $verify_flags -Xbatch -XX:+PrintInlining -XX:+DisplayVMOutputToStderr "$@" \
+    env TMPDIR="${probe_tmp:-${TMPDIR:-/tmp}}" "$java" $verify_flags -Xbatch -XX:+PrintInlining -XX:+DisplayVMOutputToStderr "$@" \
         "-agentpath:$agent=$options,interval=1,out=$work/$name.xml" -cp "$classes" \
         notinlined.HotSample >"$work/$name.out" 2>"$work/$name.err" ||
         fail "$name: exit status $?: $(tail -n 5 "$work/$name.err")"
@@ -32,7 +32,11 @@ probe() {
 }
 twin_calls() { grep -E 'notinlined\.HotSample::sum\$duplex \(' "$work/$1.err" || true; }
 
+probe_tmp="$work/tmp dir"
+mkdir "$probe_tmp"
 probe checks mode=checks
+probe_tmp=
+[ -z "$(ls "$work/tmp dir")" ] || fail "checks: left in \$TMPDIR: $(ls "$work/tmp dir")"
 calls=$(twin_calls checks)
 [ -n "$calls" ] || fail "checks: no compilation reached the call of sum\$duplex"
 if echo "$calls" | grep -Eq 'bytes\)[[:space:]]+inline'; then
