@@ -18,6 +18,12 @@ compilers' CPU time (their threads count in the process's CPU time: this tells s
 more compiling), the JIT's share of the CPU time, and how many iterations each needed to
 settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
 rewritten program costs what); the paper-shaped tables come from run_bench.py.
+
+Each run is measured after its own settling point, so a program that gets slower or faster
+with every iteration, uninstrumented too (rhino slower, ecj faster: bench/README.md), compares
+configurations measured at different iterations. With --common-window, round 1 only finds the
+settling points and every later round measures every configuration on the same --measure
+iterations, from the latest of them (as run_bench.py's Table S does); give --rounds one more.
 """
 
 import argparse
@@ -59,6 +65,9 @@ def main():
     ap.add_argument("--measure", type=int, default=10)
     ap.add_argument("--statistic", choices=["median", "mean"], default="median",
                     help="of a run's measured iterations (default median)")
+    ap.add_argument("--common-window", action="store_true",
+                    help="round 1 finds where each configuration settles; later rounds measure "
+                         "all of them on the same iterations, after the latest settling point")
     a = ap.parse_args()
     w = benchlib.get(a.program)
     extra = benchlib.prepare(w)
@@ -75,7 +84,19 @@ def main():
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
     stat = getattr(statistics, a.statistic)
+    if a.common_window and a.rounds < 2:
+        raise SystemExit("steady_ab.py: --common-window needs --rounds 2 or more")
     for rnd in range(1, a.rounds + 1):
+        if a.common_window and rnd == 2:
+            start = max(max(x for x in s if x is not None) if any(x is not None for x in s)
+                        else a.max_iterations for s in warmups.values())
+            repeat = "window:%d:%d" % (start, a.measure)
+            print("rounds 2-%d: every configuration measured on iterations %d..%d" % (
+                a.rounds, start + 1, start + a.measure), flush=True)
+            for key in (ratios, code_ratios, jit_shares):
+                for values in key.values():
+                    values.clear()
+            base_shares.clear()
         order = [None] + variants
         random.Random(rnd).shuffle(order)
         base = None
@@ -96,7 +117,8 @@ def main():
             wall = stat([w_ for (_, w_), m in zip(r.iterations, r.measured) if m])
             times[name] = (stat(measured), jit, wall)
             warmup = len(r.iterations) - len(measured)
-            warmups[name].append(warmup if r.settled else None)
+            if repeat.startswith("converge"):  # a window's start is not a settling point
+                warmups[name].append(warmup if r.settled else None)
             print("round %d %-10s %.3f s per iteration (JIT %.3f s, wall %.3f s), settled after %s "
                   "iterations" % (rnd, name, times[name][0], jit, wall,
                                   warmup if r.settled else "no (%d)" % warmup), flush=True)
