@@ -119,9 +119,10 @@ def main():
             warmup = len(r.iterations) - len(measured)
             if repeat.startswith("converge"):  # a window's start is not a settling point
                 warmups[name].append(warmup if r.settled else None)
-            print("round %d %-10s %.3f s per iteration (JIT %.3f s, wall %.3f s), settled after %s "
-                  "iterations" % (rnd, name, times[name][0], jit, wall,
-                                  warmup if r.settled else "no (%d)" % warmup), flush=True)
+            where = ("settled after %s iterations" % (warmup if r.settled else "no (%d)" % warmup)
+                     if repeat.startswith("converge") else "on the common window")
+            print("round %d %-10s %.3f s per iteration (JIT %.3f s, wall %.3f s), %s" % (
+                rnd, name, times[name][0], jit, wall, where), flush=True)
         base = times.get("base")
         if base:
             base_shares.append(base[1] / base[0])
@@ -132,7 +133,8 @@ def main():
                 code_ratios[v["name"]].append((cpu - jit) / (base[0] - base[1]) - 1)
                 jit_shares[v["name"]].append(jit / cpu)
     print("\n| variant | steady overhead, median (range) over %d rounds | without the JIT's CPU "
-          "| JIT share of the CPU | iterations to settle |" % a.rounds)
+          "| JIT share of the CPU | iterations to settle |" % (
+              a.rounds - 1 if a.common_window else a.rounds))
     print("| --- | --- | --- | --- | --- |")
     settle = lambda n: ", ".join("-" if x is None else str(x) for x in warmups[n])
     spread = lambda rs: "%+.1f%% (%+.0f%%..%+.0f%%)" % (
