@@ -239,7 +239,19 @@ void draw_progress(size_t done, size_t total) {
   if (done == total) std::fputc('\n', stderr);
 }
 
-std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
+// Whether some twins stayed in their classes: all of them without lazy twins, else those the
+// placement kept.
+bool twins_stay(const InstrumentOptions& options, const InstrumentSummary& s) {
+  if (!options.rewrite.lazy_twins) {
+    return options.rewrite.outline &&
+           (s.methods_by_transform.contains("full") || s.methods_by_transform.contains("partial") ||
+            s.methods_by_transform.contains("checks"));
+  }
+  return !s.twins_kept_by_reason.empty();
+}
+
+std::string summary_text(const InstrumentArgs& a, const InstrumentOptions& options,
+                         const InstrumentSummary& s) {
   std::ostringstream out;
   out << "duplex: rewrote " << s.classes_rewritten << " of " << s.classes_seen << " classes in "
       << a.input << " -> " << a.output << " (" << s.seconds << " s)\n";
@@ -262,6 +274,12 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentSummary& s) {
   }
   for (const auto& [reason, n] : s.twins_kept_by_reason) {
     out << "  twins kept in their class: " << n << ": " << reason << "\n";
+  }
+  if (twins_stay(options, s)) {
+    // Only twin classes can name the class that keeps C2 from inlining twins (section 15).
+    out << "  twins kept in their class may be inlined into their callers' sample paths; run with "
+           "-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,*::*$duplex' to prevent it "
+           "(docs/design/hotspot-costs.md, section 16)\n";
   }
   if (s.index_classes) out << "  class index: " << s.index_classes << " classes\n";
   for (const std::string& note : s.index_notes) out << "  class index: " << note << "\n";
@@ -313,7 +331,7 @@ int run_instrument(std::span<const std::string> args) {
   if (a.list_methods) options.on_class = print_methods;
   auto summary = instrument_path(a.input, a.output, options);
   if (!summary) return input_error(summary.error().message());
-  if (!a.quiet) std::fputs(summary_text(a, summary.value()).c_str(), stderr);
+  if (!a.quiet) std::fputs(summary_text(a, options, summary.value()).c_str(), stderr);
   return kExitOk;
 }
 

@@ -106,6 +106,14 @@ keys "$tmp/mr-lazy.xml" >"$tmp/lazy.keys"
   fail "lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/lazy.keys" | head -5)"
 echo "ok --lazy-twins: twin classes beside their hosts, same output, same interval-1 profile"
 
+# --- twins that stay in their classes: the summary says how to keep C2 from inlining them ---
+hint='twins kept in their class may be inlined .*dontinline,\*::\*\$duplex'
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-eager.jar" --eager-twins >"$tmp/eager.log" 2>&1
+grep -q "$hint" "$tmp/eager.log" || fail "no inlining hint with eager twins: $(cat "$tmp/eager.log")"
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-nodup.jar" --mode nodup >"$tmp/nodup.log" 2>&1
+grep -q "$hint" "$tmp/nodup.log" && fail "an inlining hint without twins: $(cat "$tmp/nodup.log")"
+echo "ok: eager twins come with the JVM option that keeps them from being inlined; nodup without"
+
 # --- lazy twins' class index: its size in the summary; a JDK without jmods is a note, a class
 # path that cannot be read an error, and both options need --lazy-twins ---
 grep -q 'class index: [1-9][0-9]* classes' "$tmp/lazy.log" || fail "no class index in: $(cat "$tmp/lazy.log")"
