@@ -375,6 +375,15 @@ bool init_runtime(JNIEnv* jni) {
   return true;
 }
 
+// -Xint: HotSpot says "interpreted mode" in java.vm.info.
+bool interpreted_only(jvmtiEnv* jvmti) {
+  char* info = nullptr;
+  if (jvmti->GetSystemProperty("java.vm.info", &info) != JVMTI_ERROR_NONE || !info) return false;
+  bool interpreted = std::string_view(info).starts_with("interpreted mode");
+  jvmti->Deallocate(reinterpret_cast<unsigned char*>(info));
+  return interpreted;
+}
+
 // The agent's twins stay in their classes, where C2 would inline them into their callers'
 // sample paths once taken (twin_inlining.h). Done before the program starts, so that no
 // compilation precedes it (it takes 5-15 ms, mostly loading jdk.management's classes).
@@ -387,6 +396,10 @@ void keep_twins_from_callers(JNIEnv* jni) {
   }
   if (o.mode == Mode::kNoDup || o.mode == Mode::kExhaustive) {
     s.twin_directive = "not added: mode " + o.mode_text + " makes no twins";
+    return;
+  }
+  if (interpreted_only(s.jvmti)) {
+    s.twin_directive = "not added: the JVM compiles nothing (-Xint)";
     return;
   }
   std::string why;

@@ -7,7 +7,7 @@
 #   the directive was added (its temporary file in a $TMPDIR with a space, and removed);
 # - with inlineTwins=true C2 inlines it (the control: without it the first check proves nothing);
 # - with compiler directives of the user's own, the agent leaves them alone and says so in one
-#   line; with a mode that makes no twins it adds nothing and says nothing.
+#   line; with a mode that makes no twins, or under -Xint, it adds nothing and says nothing.
 # The output is the original's every time, and every class is verified.
 #
 #   twin_inlining.sh JAVA AGENT_SO PROBE_CLASSES WORK_DIR
@@ -68,3 +68,9 @@ grep -q '^duplex agent: twins' "$work/nodup.err" && fail "nodup: a line about tw
 [ "$(attr "$work/nodup.xml" agent-twin-directive)" = "not added: mode nodup makes no twins" ] ||
     fail "nodup: the profile says: $(attr "$work/nodup.xml" agent-twin-directive)"
 echo "ok: nodup makes no twins and adds no directive"
+
+probe xint mode=full -Xint
+grep -q '^duplex agent: twins' "$work/xint.err" && fail "xint: a line about twins"
+[ "$(attr "$work/xint.xml" agent-twin-directive)" = "not added: the JVM compiles nothing (-Xint)" ] ||
+    fail "xint: the profile says: $(attr "$work/xint.xml" agent-twin-directive)"
+echo "ok: an interpreting JVM gets no directive"
