@@ -88,8 +88,9 @@ def main():
         raise SystemExit("steady_ab.py: --common-window needs --rounds 2 or more")
     for rnd in range(1, a.rounds + 1):
         if a.common_window and rnd == 2:
-            start = max(max(x for x in s if x is not None) if any(x is not None for x in s)
-                        else a.max_iterations for s in warmups.values())
+            # Round 1's settling points; one that never settled counts as the last iteration.
+            start = max(a.max_iterations if x is None else x
+                        for points in warmups.values() for x in points)
             repeat = "window:%d:%d" % (start, a.measure)
             print("rounds 2-%d: every configuration measured on iterations %d..%d" % (
                 a.rounds, start + 1, start + a.measure), flush=True)
