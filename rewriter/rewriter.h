@@ -136,6 +136,13 @@ struct RewriteOptions {
   bool lazy_twins_raise_version = true;
 };
 
+// Whether a rewrite with these options makes outlined twins (`<name>$duplex` methods): the
+// modes with duplicated code (Full, Partial, Checks-only, auto) in the outline or handback
+// layout.
+inline bool makes_twins(const RewriteOptions& o) {
+  return o.outline && o.mode != Mode::kNoDup && o.mode != Mode::kExhaustive;
+}
+
 // RewriteOptions::lazy_twins: the twin class of class `a/b/C` is `a/b/C$DuplexTwins`.
 inline constexpr const char* kTwinClassSuffix = "$DuplexTwins";
 

@@ -520,17 +520,23 @@ std::string descriptor_in_twin_class(const AddedMethod& twin) {
 // entry changes (a change drops the pool's look-up tables).
 Status repoint_twin_references(ClassFile& host, const std::string& host_name,
                                std::vector<MovingTwin>& twins, uint16_t twin_class) {
-  std::vector<std::pair<uint16_t, uint16_t>> refs;  // the Methodref, its new NameAndType
+  // The Methodref, and its new NameAndType (0: the descriptor stays, as the counters' table's).
+  std::vector<std::pair<uint16_t, uint16_t>> refs;
   for (MovingTwin& t : twins) {
     auto ref = host.pool.add_methodref(host_name, t.method.name, t.method.descriptor);
     if (!ref) return ref.error();
-    t.method.descriptor = descriptor_in_twin_class(t.method);
-    auto type = host.pool.add_name_and_type(t.method.name, t.method.descriptor);
-    if (!type) return type.error();
-    refs.emplace_back(*ref, *type);
+    uint16_t type = 0;
+    if (std::string moved = descriptor_in_twin_class(t.method); moved != t.method.descriptor) {
+      t.method.descriptor = std::move(moved);
+      auto nat = host.pool.add_name_and_type(t.method.name, t.method.descriptor);
+      if (!nat) return nat.error();
+      type = *nat;
+    }
+    refs.emplace_back(*ref, type);
   }
   for (auto [ref, type] : refs) {
     if (auto s = host.pool.set_member_owner(ref, twin_class); !s) return s;
+    if (type == 0) continue;
     if (auto s = host.pool.set_member_name_and_type(ref, type); !s) return s;
   }
   return Ok{};

@@ -113,10 +113,9 @@ std::string place_twins(const InstrumentArgs& a, InstrumentOptions& options) {
   if (a.twins == Twins::kLazy && !options.rewrite.outline)
     return "--lazy-twins needs twins: the outline or handback layout, not inline";
   bool single_class = a.input.ends_with(".class");
-  Mode m = options.rewrite.mode;
-  bool makes_twins = m != Mode::kNoDup && m != Mode::kExhaustive && options.rewrite.outline;
   options.rewrite.lazy_twins =
-      a.twins == Twins::kLazy || (a.twins == Twins::kDefault && makes_twins && !single_class);
+      a.twins == Twins::kLazy ||
+      (a.twins == Twins::kDefault && makes_twins(options.rewrite) && !single_class);
   options.rewrite.lazy_twins_raise_version = a.twins == Twins::kLazy;
   if (!options.rewrite.lazy_twins && (!options.class_path.empty() || !options.java_home.empty()))
     return "--classpath and --java-home only serve lazy twins (not with --eager-twins, the "
@@ -243,7 +242,7 @@ void draw_progress(size_t done, size_t total) {
 // placement kept.
 bool twins_stay(const InstrumentOptions& options, const InstrumentSummary& s) {
   if (!options.rewrite.lazy_twins) {
-    return options.rewrite.outline &&
+    return makes_twins(options.rewrite) &&
            (s.methods_by_transform.contains("full") || s.methods_by_transform.contains("partial") ||
             s.methods_by_transform.contains("checks"));
   }

@@ -394,7 +394,7 @@ void keep_twins_from_callers(JNIEnv* jni) {
     s.twin_directive = "not added: inlineTwins=true";
     return;
   }
-  if (o.mode == Mode::kNoDup || o.mode == Mode::kExhaustive) {
+  if (!makes_twins(s.rewrite)) {
     s.twin_directive = "not added: mode " + o.mode_text + " makes no twins";
     return;
   }
