@@ -98,27 +98,33 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 }
 
 // RewriteOptions::lazy_twins: why the class keeps all its twins (then it is written exactly as
-// without lazy twins), or nullopt. Decided before the class gets its other members, none of
-// which changes the answer.
+// without lazy twins), or nullopt and, in `plan`, how its twin class reaches it. Decided before
+// the class gets its other members, none of which changes the answer.
 std::optional<std::string> lazy_twins_refused(const ClassFile& cf, const RewriteOptions& options,
-                                              size_t twins, ClassRewrite& result) {
-  std::optional<std::string> refused = twin_nest_refused(cf, options.lazy_twins_raise_version);
+                                              size_t twins, TwinClassPlan& plan,
+                                              ClassRewrite& result) {
+  std::optional<std::string> refused =
+      twin_class_refused(cf, options.lazy_twins_raise_version, plan);
   if (!refused && options.class_index) refused = superclasses_unknown(cf, *options.class_index);
   if (refused) {
     result.notes.push_back("lazy twins: " + *refused);
     result.twins_kept[refused->substr(0, refused->find(':'))] += twins;
+  } else if (plan.not_raised) {
+    result.notes.push_back("lazy twins: " + *plan.not_raised +
+                           "; it keeps its version, and its twin class reaches its private "
+                           "members through bridges");
   }
   return refused;
 }
 
-// RewriteOptions::lazy_twins, in a class that may host a nest: the twins that may leave go
-// into the nestmate class, the others stay (with a note saying why).
-Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<AddedMethod>& twins,
+// RewriteOptions::lazy_twins, in a class that may have a twin class (placed as `plan` says):
+// the twins that may leave go there, the others stay (with a note saying why).
+Status place_twins_lazily(ClassFile& cf, const TwinClassPlan& plan, std::vector<AddedMethod>& twins,
                           const ClassIndex* index, ClassRewrite& result) {
   std::vector<MovingTwin> moving;
   std::vector<AddedMethod> staying;
-  take_counters_table(cf, original_methods, twins);
-  std::vector<TwinVerdict> verdicts = judge_twins(cf, twins, index);
+  take_counters_table(cf, plan.original_methods, twins);
+  std::vector<TwinVerdict> verdicts = judge_twins(cf, twins, index, plan);
   for (size_t i = 0; i < twins.size(); ++i) {
     const bool table = twins[i].name == kCountsInit;  // not a twin: not counted as one
     if (const auto& why = verdicts[i].stays) {
@@ -133,7 +139,7 @@ Status place_twins_lazily(ClassFile& cf, size_t original_methods, std::vector<Ad
   }
   if (auto s = append_twins(cf, staying); !s) return s;
   if (moving.empty()) return Ok{};
-  auto twin_class = move_twins_to_nestmate(cf, std::move(moving));
+  auto twin_class = move_twins_to_twin_class(cf, std::move(moving), plan);
   if (!twin_class) return twin_class.error();
   result.twin_class_name = result.class_name + kTwinClassSuffix;
   result.twin_class = std::move(twin_class.value());
@@ -241,7 +247,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.notes.push_back("the duplex runtime is never instrumented");
     return result;
   }
-  const size_t original_methods = cf.methods.size();
+  TwinClassPlan twin_plan;  // RewriteOptions::lazy_twins
+  twin_plan.original_fields = cf.fields.size();
+  twin_plan.original_methods = cf.methods.size();
   std::vector<MethodCalls> calls;
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
@@ -291,7 +299,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (!result.changed) return result;
   // Lazy twins are sorted once the class has every other member (install_members).
   bool lazy = options.lazy_twins && options.outline && !added.empty();
-  if (lazy && lazy_twins_refused(cf, options, added.size(), result)) lazy = false;
+  if (lazy && lazy_twins_refused(cf, options, added.size(), twin_plan, result)) lazy = false;
   if (!lazy) {
     if (auto s = append_twins(cf, added); !s) return s.error().in(result.class_name);
   }
@@ -312,7 +320,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   }
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
-    if (auto s = place_twins_lazily(cf, original_methods, added, options.class_index, result); !s)
+    if (auto s = place_twins_lazily(cf, twin_plan, added, options.class_index, result); !s)
       return s.error().in(result.class_name);
   }
   auto bytes = cf.write();

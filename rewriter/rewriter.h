@@ -117,11 +117,11 @@ struct RewriteOptions {
   // counter.
   bool method_counters = false;
   // Lazy twins (rewriter/twin_nest.h, docs/design/lazy-twins.md): the outlined twins move into
-  // a static nestmate class `<class>$DuplexTwins` (ClassRewrite::twin_class), which the JVM
-  // loads only when the class first samples; the class is raised to version 55 (Java 11) from
-  // 50-54. Twins that another class could not run the same way stay. Needs the outlined layout.
-  // Off by default: the caller must write the twin class beside the class (instrument_path
-  // does), and the output needs Java 11.
+  // a class `<class>$DuplexTwins` of the same package (ClassRewrite::twin_class), which the JVM
+  // loads only when the class first samples: a nestmate from version 55 on (see
+  // lazy_twins_raise_version for 50-54). Twins that another class could not run the same way
+  // stay. Needs the outlined layout. Off by default: the caller must write the twin class
+  // beside the class (instrument_path does).
   bool lazy_twins = false;
   // With lazy_twins: the classes the rewritten class may extend (its jar, the jars it needs,
   // the JDK), which make the rules that keep twins in their class exact: a class whose
@@ -131,8 +131,10 @@ struct RewriteOptions {
   // rewriting, so one index may serve many threads.
   const ClassIndex* class_index = nullptr;
   // With lazy_twins: a class of version 50-54 is raised to 55 so that it may host the nest
-  // (the output then needs Java 11). false: such a class keeps its twins, and the output runs
-  // wherever the input ran (what `duplex instrument` does unless given --lazy-twins).
+  // (the output then needs Java 11), unless its code is what 55 refuses. false (what `duplex
+  // instrument` does unless given --lazy-twins), or where it cannot be raised: such a class
+  // keeps its version, its twin class is a plain class of its package, and the class's private
+  // members are reached through bridges; the output runs wherever the input ran.
   bool lazy_twins_raise_version = true;
 };
 

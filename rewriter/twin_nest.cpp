@@ -14,6 +14,7 @@
 #include "classfile/pool_use.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
+#include "rewriter/sampled_calls.h"
 
 namespace duplex {
 namespace {
@@ -66,8 +67,9 @@ class SignatureClasses {
 // and which of its instructions need a bridge.
 class TwinCheck {
  public:
-  TwinCheck(const ClassFile& host, const ClassIndex* index)
+  TwinCheck(const ClassFile& host, const ClassIndex* index, const TwinClassPlan& plan)
       : host_(host), name_(host.name()), shown_(host) {
+    if (plan.access == TwinAccess::kPackage) gather_privates(plan);
     if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
     if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
       if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
@@ -84,6 +86,11 @@ class TwinCheck {
     TwinVerdict verdict;
     if (twin.access_flags & access::kSynchronized) {
       verdict.stays = "it is synchronized (on its class)";
+      return verdict;
+    }
+    if (twin.name.ends_with(kSampledTwinSuffix)) {
+      // SampledCalls (runtime) links a sampled call to the twin among the callee's own methods.
+      verdict.stays = "a caller-sampled twin, which the runtime looks for in its method's class";
       return verdict;
     }
     Attribute view;
@@ -131,6 +138,28 @@ class TwinCheck {
         }
       }
     }
+  }
+
+  // Without a nest: the host's private members that the twin class must reach through a
+  // bridge. The private static members the rewriter added (past the original counts) become
+  // package-private when the twins move (move_twins_to_twin_class), so they are not among them.
+  void gather_privates(const TwinClassPlan& plan) {
+    auto gather = [&](const std::vector<Member>& members, size_t original) {
+      for (size_t i = 0; i < members.size(); ++i) {
+        const Member& m = members[i];
+        if (!(m.access_flags & access::kPrivate)) continue;
+        if (i >= original && (m.access_flags & access::kStatic)) continue;
+        privates_.insert(signature(m));
+      }
+    };
+    gather(host_.fields, plan.original_fields);
+    gather(host_.methods, plan.original_methods);
+  }
+
+  // Without a nest: `ref` names one of the host's private members.
+  bool private_in_host(const MemberRef& ref) const {
+    if (privates_.empty() || ref.owner != name_) return false;
+    return privates_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
   }
 
   // Exact mode: the member may resolve to a protected member of a superclass in another
@@ -197,9 +226,10 @@ class TwinCheck {
   // its receiver, if any, is taken as the owner's type (legal in the host as the original
   // instruction was: the verifier's protected check binds a receiver only when the owner is a
   // superclass, and those twins stay); a static one always may.
+  // Without a nest, also a private member of the host, whatever the instruction.
   bool needs_bridge(uint8_t opcode, const MemberRef& ref) const {
     if (opcode == op::kInvokeinterface) return false;
-    if (opcode == op::kInvokespecial) return true;
+    if (opcode == op::kInvokespecial || private_in_host(ref)) return true;
     const bool is_static =
         opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
     if (exact_) {
@@ -222,6 +252,9 @@ class TwinCheck {
     if (ref->owner == "java/lang/invoke/MethodHandles" && ref->name == "lookup")
       return "MethodHandles.lookup(), whose lookup class would be the twin class";
     if (ref->name == "getCallerClass") return "a getCallerClass(), which would see the twin class";
+    if (private_in_host(*ref))
+      return "a private member of the class where a bridge cannot stand in (a constructor, or a "
+             "method handle), which a twin class outside a nest may not reach";
     if (exact_) {
       if (may_be_inherited_protected(*ref))
         return "a member that may be protected in a superclass of another package, named with "
@@ -265,6 +298,7 @@ class TwinCheck {
   std::set<std::string> protected_elsewhere_;           // "name:descriptor"
   std::set<std::string, std::less<>> protected_names_;  // their names
   std::set<std::string> protected_constructors_;        // "owner.<init>:descriptor"
+  std::set<std::string> privates_;  // without a nest: the host's private "name:descriptor"s
 };
 
 // True when `cf` declares the field `name``descriptor` final.
@@ -403,8 +437,8 @@ std::vector<uint8_t> bridge_code(uint8_t opcode, uint16_t ref, std::string_view 
 // Adds the bridges the moving twins need to `host` and points their instructions at them.
 class Bridges {
  public:
-  Bridges(ClassFile& host, std::string host_name)
-      : host_(host), name_(std::move(host_name)), shown_(host) {
+  Bridges(ClassFile& host, std::string host_name, TwinAccess access)
+      : host_(host), name_(std::move(host_name)), shown_(host), access_(access) {
     for (const Member& m : host.methods) taken_.insert(std::string(host.member_name(m)));
   }
 
@@ -437,8 +471,11 @@ class Bridges {
     std::string descriptor = declared_descriptor(operands, "L" + name_ + ";", shown_);
     auto casts = casts_for(operands, descriptor);
     if (!casts) return casts.error();
-    constexpr uint16_t kAccess = access::kPrivate | access::kStatic | access::kSynthetic;
-    if (auto s = host_.append_method(kAccess, name, descriptor,
+    // Private where the twin class is a nestmate; else package-private, as javac's access$
+    // methods were before nests.
+    const uint16_t flags = access::kStatic | access::kSynthetic |
+                           (access_ == TwinAccess::kNestmate ? access::kPrivate : 0);
+    if (auto s = host_.append_method(flags, name, descriptor,
                                      bridge_code(opcode, ref, operands, *casts));
         !s) {
       return s.error();
@@ -468,6 +505,7 @@ class Bridges {
   ClassFile& host_;
   std::string name_;
   SignatureClasses shown_;
+  TwinAccess access_;
   std::set<std::string> taken_;
   std::map<std::pair<uint8_t, uint16_t>, uint16_t> made_;
   uint32_t next_ = 0;
@@ -542,6 +580,22 @@ Status repoint_twin_references(ClassFile& host, const std::string& host_name,
   return Ok{};
 }
 
+// Without a nest, the twin class reaches the host's members by package access: the twins (which
+// the host's stubs call) and the private static members the rewriter added to the host (the
+// counters, twins that stay) lose their private flag. The class's own members keep theirs.
+void open_to_package(ClassFile& host, const TwinClassPlan& plan, std::vector<MovingTwin>& twins) {
+  constexpr uint16_t kPrivateStatic = access::kPrivate | access::kStatic;
+  auto open = [](std::vector<Member>& members, size_t original) {
+    for (size_t i = original; i < members.size(); ++i) {
+      if ((members[i].access_flags & kPrivateStatic) == kPrivateStatic)
+        members[i].access_flags &= static_cast<uint16_t>(~access::kPrivate);
+    }
+  };
+  open(host.fields, plan.original_fields);
+  open(host.methods, plan.original_methods);
+  for (MovingTwin& t : twins) t.method.access_flags &= static_cast<uint16_t>(~access::kPrivate);
+}
+
 Status copy_attribute(const ClassFile& from, ClassFile& to, std::string_view name) {
   if (const Attribute* a = from.find_attribute(from.attributes, name)) {
     Attribute copy;
@@ -553,9 +607,12 @@ Status copy_attribute(const ClassFile& from, ClassFile& to, std::string_view nam
 }
 
 Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t twin_class,
-                                              const std::vector<MovingTwin>& twins) {
+                                              const std::vector<MovingTwin>& twins,
+                                              TwinAccess access) {
+  const bool nestmate = access == TwinAccess::kNestmate;
   ClassFile twin;
-  twin.major_version = std::max(host.major_version, kNestVersion);
+  twin.major_version = nestmate ? std::max(host.major_version, kNestVersion) : host.major_version;
+  twin.minor_version = nestmate ? 0 : host.minor_version;
   twin.pool = host.pool;
   twin.access_flags = access::kFinal | access::kSynchronized /* ACC_SUPER */ | access::kSynthetic;
   twin.this_class = twin_class;
@@ -572,6 +629,7 @@ Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t tw
   (void)copy_attribute(host, twin, "BootstrapMethods");
   (void)copy_attribute(host, twin, "SourceFile");
   for (const char* name : {"NestHost", runtime_api::kMarkerAttribute}) {
+    if (!nestmate && std::string_view(name) == "NestHost") continue;
     auto index = twin.pool.add_utf8(name);
     if (!index) return index.error();
     Attribute a;
@@ -593,25 +651,27 @@ Result<std::vector<uint8_t>> twin_class_bytes(const ClassFile& host, uint16_t tw
 
 }  // namespace
 
-std::optional<std::string> twin_nest_refused(const ClassFile& host, bool may_raise) {
+std::optional<std::string> twin_class_refused(const ClassFile& host, bool may_raise,
+                                              TwinClassPlan& plan) {
   if (host.access_flags & (access::kInterface | access::kModule))
     return "an interface keeps its twins";
   if (host.major_version < 50) return "a class before version 50 (no frames) keeps its twins";
   if (host.find_attribute(host.attributes, "NestHost"))
     return "a member of another class's nest keeps its twins";
+  plan.access = TwinAccess::kNestmate;
+  plan.not_raised.reset();
   if (host.major_version >= kNestVersion) return std::nullopt;
-  if (!may_raise) {
-    return "a class before version 55 keeps its twins (--lazy-twins moves them, raising it "
-           "to 55): version " +
-           std::to_string(host.major_version);
-  }
+  plan.access = TwinAccess::kPackage;
+  if (!may_raise) return std::nullopt;
   for (const Member& m : host.methods) {
     if (auto why = refused_at_nest_version(host, m)) {
-      return "version " + std::to_string(host.major_version) +
-             " cannot be raised to 55: " + std::string(host.member_name(m)) +
-             std::string(host.member_descriptor(m)) + " has " + *why;
+      plan.not_raised = "version " + std::to_string(host.major_version) +
+                        " cannot be raised to 55: " + std::string(host.member_name(m)) +
+                        std::string(host.member_descriptor(m)) + " has " + *why;
+      return std::nullopt;
     }
   }
+  plan.access = TwinAccess::kNestmate;
   return std::nullopt;
 }
 
@@ -623,17 +683,19 @@ std::optional<std::string> superclasses_unknown(const ClassFile& host, const Cla
 }
 
 std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins,
-                                     const ClassIndex* index) {
-  TwinCheck check(host, index);
+                                     const ClassIndex* index, const TwinClassPlan& plan) {
+  TwinCheck check(host, index, plan);
   std::vector<TwinVerdict> verdicts;
   for (const AddedMethod& t : twins) verdicts.push_back(check.judge(t));
   return verdicts;
 }
 
-Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
-                                                    std::vector<MovingTwin> twins) {
+Result<std::vector<uint8_t>> move_twins_to_twin_class(ClassFile& host,
+                                                      std::vector<MovingTwin> twins,
+                                                      const TwinClassPlan& plan) {
   std::string host_name = host.name();
-  Bridges bridges(host, host_name);
+  if (plan.access == TwinAccess::kPackage) open_to_package(host, plan, twins);
+  Bridges bridges(host, host_name, plan.access);
   for (MovingTwin& t : twins) {
     auto patched = bridges.patch(std::move(t.method.code_attribute), t.bridges);
     if (!patched) return patched.error().in(host_name, t.method.name + t.method.descriptor);
@@ -643,12 +705,14 @@ Result<std::vector<uint8_t>> move_twins_to_nestmate(ClassFile& host,
   if (!twin_class) return twin_class.error().in(host_name);
   if (auto s = repoint_twin_references(host, host_name, twins, *twin_class); !s)
     return s.error().in(host_name);
-  if (auto s = add_nest_member(host, *twin_class); !s) return s.error().in(host_name);
-  if (host.major_version < kNestVersion) {
-    host.major_version = kNestVersion;
-    host.minor_version = 0;
+  if (plan.access == TwinAccess::kNestmate) {
+    if (auto s = add_nest_member(host, *twin_class); !s) return s.error().in(host_name);
+    if (host.major_version < kNestVersion) {
+      host.major_version = kNestVersion;
+      host.minor_version = 0;
+    }
   }
-  auto bytes = twin_class_bytes(host, *twin_class, twins);
+  auto bytes = twin_class_bytes(host, *twin_class, twins, plan.access);
   if (!bytes) return bytes.error().in(host_name + kTwinClassSuffix);
   return bytes;
 }

@@ -54,14 +54,17 @@ const char* const kInstrumentHelp =
     "                        profiles from fewer samples; outline layout without --check\n"
     "                        local\n"
     "  Lazy twins (the default for a jar or a directory in the outline and handback\n"
-    "  layouts): the twins of a class of version 55 (Java 11) or later go into a nestmate\n"
-    "  class `CLASS$DuplexTwins` written beside it, which the JVM loads only when the class\n"
-    "  first samples: less to load and verify in runs that sample few classes. A class index\n"
-    "  of the input, --classpath and the JDK tells which members are protected in a\n"
-    "  superclass of another package (only the class itself may reach those); a class whose\n"
+    "  layouts): the twins of a class of version 50 (Java 6) or later go into a class\n"
+    "  `CLASS$DuplexTwins` written beside it, which the JVM loads only when the class first\n"
+    "  samples: less to load and verify in runs that sample few classes. From version 55 on\n"
+    "  it is the class's nestmate; before, the class keeps its version and the twin class\n"
+    "  reaches the class's private members through small bridge methods. A class index of\n"
+    "  the input, --classpath and the JDK tells which members are protected in a superclass\n"
+    "  of another package (only the class itself may reach those); a class whose\n"
     "  superclasses are not all there keeps its twins.\n"
-    "  --lazy-twins          lazy twins for every input, classes of version 50-54 included:\n"
-    "                        they are raised to 55, so the output needs Java 11 or later\n"
+    "  --lazy-twins          lazy twins for every input, a single class file included, and\n"
+    "                        classes of version 50-54 raised to 55 (nestmates, no bridges\n"
+    "                        for private members), so the output needs Java 11 or later\n"
     "  --eager-twins         no lazy twins: every class keeps its twins\n"
     "  --classpath PATHS     jars, jmods and class directories (':' between them) where the\n"
     "                        input's superclasses may be, for the class index\n"
@@ -107,7 +110,7 @@ std::vector<std::string> split_list(const std::string& text) {
 }
 
 // Lazy twins: --lazy-twins everywhere (raising versions 50-54 to 55); by default, for a jar or
-// a directory in a layout with twins, in the classes that need no raise; --eager-twins never.
+// a directory in a layout with twins, each class keeping its version; --eager-twins never.
 std::string place_twins(const InstrumentArgs& a, InstrumentOptions& options) {
   using Twins = InstrumentArgs::Twins;
   if (a.twins == Twins::kLazy && !options.rewrite.outline)

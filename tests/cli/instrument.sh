@@ -18,8 +18,10 @@ cat >"$tmp/src/lib/Counter.java" <<'J'
 package lib;
 public class Counter {
   public int n;
-  public void add(int k) { for (int i = 0; i < k; i++) n += i; }
-  public static int sum(int k) { int s = 0; for (int i = 0; i < k; i++) s += i; return s; }
+  private int adds;
+  private static int step(int i) { return i; }
+  public void add(int k) { for (int i = 0; i < k; i++) { n += i; adds++; } }
+  public static int sum(int k) { int s = 0; for (int i = 0; i < k; i++) s += step(i); return s; }
 }
 J
 cat >"$tmp/src/app/Main.java" <<'J'
@@ -99,16 +101,36 @@ unzip -Z1 "$tmp/mr-lazy.jar" | grep -q '^META-INF/versions/11/.*DuplexTwins' &&
   fail "a twin class for a versioned class that has no movable twin"
 got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/mr-lazy.xml" -cp "$tmp/mr-lazy.jar" app.Main)
 [ "$got" = "$expected" ] || fail "lazy twins run printed: $got"
+"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-eager.jar" --eager-twins >"$tmp/eager.log" 2>&1
+got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/mr-eager.xml" -cp "$tmp/mr-eager.jar" app.Main)
+[ "$got" = "$expected" ] || fail "eager twins run printed: $got"
 keys() { grep -E '<(edge|field) ' "$1" | sed 's/^ *//' | sort; }
-keys "$tmp/mr.xml" >"$tmp/eager.keys"
+keys "$tmp/mr-eager.xml" >"$tmp/eager.keys"
 keys "$tmp/mr-lazy.xml" >"$tmp/lazy.keys"
+keys "$tmp/mr.xml" >"$tmp/default.keys"
 [ -s "$tmp/eager.keys" ] && cmp -s "$tmp/eager.keys" "$tmp/lazy.keys" ||
   fail "lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/lazy.keys" | head -5)"
 echo "ok --lazy-twins: twin classes beside their hosts, same output, same interval-1 profile"
 
+# --- the default: lib/Counter (version 52) keeps its version, and its twin class (no nestmate)
+# reaches its private members through bridges; the same output and interval-1 profile ---
+unzip -Z1 "$tmp/mr-out.jar" | grep -qx 'lib/Counter\$DuplexTwins.class' ||
+  fail "no twin class beside lib/Counter by default: $(unzip -Z1 "$tmp/mr-out.jar")"
+versions=$(python3 - "$tmp/mr-out.jar" <<'PY'
+import sys, zipfile
+z = zipfile.ZipFile(sys.argv[1])
+for name in ("lib/Counter.class", "lib/Counter$DuplexTwins.class"):
+    b = z.read(name)
+    print(b[6] << 8 | b[7], end=" ")
+PY
+)
+[ "$versions" = "52 52 " ] || fail "default lazy twins: class versions $versions, expected 52 52"
+cmp -s "$tmp/eager.keys" "$tmp/default.keys" ||
+  fail "default lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/default.keys" | head -5)"
+echo "ok default lazy twins: version 52 kept, twin class beside, same interval-1 profile"
+
 # --- twins that stay in their classes: the summary says how to keep C2 from inlining them ---
 hint='twins kept in their class may be inlined .*dontinline,\*::\*\$duplex'
-"$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-eager.jar" --eager-twins >"$tmp/eager.log" 2>&1
 grep -q "$hint" "$tmp/eager.log" || fail "no inlining hint with eager twins: $(cat "$tmp/eager.log")"
 "$duplex" instrument "$tmp/mr.jar" -o "$tmp/mr-nodup.jar" --mode nodup >"$tmp/nodup.log" 2>&1
 grep -q "$hint" "$tmp/nodup.log" && fail "an inlining hint without twins: $(cat "$tmp/nodup.log")"
@@ -234,7 +256,7 @@ PY
 [ "$(java -cp "$tmp/dup.jar:$tmp/lib" app.Main)" = "base 499500 v8" ] || fail "dup.jar: the JVM read another entry"
 "$duplex" instrument "$tmp/dup.jar" -o "$tmp/dup-out.jar" >"$tmp/dup.txt" 2>&1 || fail "dup.jar: $(cat "$tmp/dup.txt")"
 grep -q "duplicate entries left out: 3" "$tmp/dup.txt" || fail "dup.jar: summary: $(cat "$tmp/dup.txt")"
-[ "$(unzip -Z1 "$tmp/dup-out.jar" | tr '\n' ' ')" = "app/ app/Main.class app/Version.class app/data.txt " ] ||
+[ "$(unzip -Z1 "$tmp/dup-out.jar" | tr '\n' ' ')" = "app/ app/Main.class app/Main\$DuplexTwins.class app/Version.class app/data.txt " ] ||
   fail "dup.jar: entries $(unzip -Z1 "$tmp/dup-out.jar" | tr '\n' ' ')"
 [ "$(unzip -p "$tmp/dup-out.jar" app/data.txt)" = "second" ] || fail "dup.jar: not the last data.txt"
 [ "$(java -Xbootclasspath/a:"$runtime" -Dduplex.out="$tmp/dup.xml" -cp "$tmp/dup-out.jar:$tmp/lib" app.Main)" = "base 499500 v8" ] ||

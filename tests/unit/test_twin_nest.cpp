@@ -72,6 +72,22 @@ const char* kSources[][2] = {
      "c.field; return s; }\n"
      "  int own(int n) { int s = 0; for (int i = 0; i < n; i++) s += field + i; return s; }\n"
      "}\n"},
+    // Private members, which a twin class outside a nest reaches through bridges, but for a
+    // private constructor and a lambda's body (a method handle in a bootstrap argument).
+    {"p/Priv.java",
+     "package p;\n"
+     "public class Priv {\n"
+     "  private int hidden;\n"
+     "  private static int shared;\n"
+     "  private Priv() {}\n"
+     "  public static Priv make() { return new Priv(); }\n"
+     "  public int walk(int n) { for (int i = 0; i < n; i++) { hidden += i; shared++; } return "
+     "hidden; }\n"
+     "  public static int build(int n) { int s = 0; for (int i = 0; i < n; i++) s += new "
+     "Priv().hidden; return s; }\n"
+     "  public static int lambdas(int n) { int s = 0; for (int i = 0; i < n; i++) { "
+     "java.util.function.IntUnaryOperator f = x -> x + 1; s += f.applyAsInt(i); } return s; }\n"
+     "}\n"},
     {"p/Iface.java",
      "package p;\n"
      "public interface Iface {\n"
@@ -98,7 +114,7 @@ Classes compile(int release) {
   Classes classes;
   if (std::system(cmd.c_str()) != 0) return classes;
   for (const char* name :
-       {"p/Host", "p/Sub", "p/Named", "p/Iface", "p/Prot", "q/Grandparent", "q/Parent"})
+       {"p/Host", "p/Sub", "p/Named", "p/Iface", "p/Prot", "p/Priv", "q/Grandparent", "q/Parent"})
     classes[name] = test::read_file(fs::path(out) / (std::string(name) + ".class"));
   return classes;
 }
@@ -491,34 +507,101 @@ TEST_CASE("lazy twins: a class that sets a final field outside its initializer k
   REQUIRE(raise.lazy_twins_raise_version);
   auto r = rewrite_class(bytes, raise);
   REQUIRE(r.ok());
-  CHECK(r->twin_class.empty());
   CHECK(
       has_note(*r, "cannot be raised to 55: <init>()V has a write to a final field of its class"));
+  CHECK(has_note(*r, "it keeps its version"));
   CHECK(parsed(r->bytes).major_version == 52);
-  auto eager = rewrite_class(bytes, options(false));
-  REQUIRE(eager.ok());
-  CHECK(r->bytes == eager->bytes);
+  // Its twins leave all the same, to a twin class outside any nest.
+  REQUIRE_FALSE(r->twin_class.empty());
+  CHECK(parsed(r->twin_class).major_version == 52);
+  CHECK(parsed(r->bytes).find_attribute(parsed(r->bytes).attributes, "NestMembers") == nullptr);
 }
 
-TEST_CASE("lazy twins without raising versions: an older class is written as without them",
+namespace {
+
+// The access flags of `cf`'s member `name` (a field or a method), or -1.
+int flags_of(const ClassFile& cf, std::string_view name) {
+  for (const auto* members : {&cf.fields, &cf.methods}) {
+    for (const Member& m : *members)
+      if (cf.member_name(m) == name) return m.access_flags;
+  }
+  return -1;
+}
+
+}  // namespace
+
+TEST_CASE("lazy twins without raising versions: an older class keeps its version, no nest",
           "[rewriter][lazy-twins]") {
-  // duplex instrument's default: lazy twins only where the class is of version 55 or later.
+  // duplex instrument's default: a class of version 50-54 keeps its version, and its twin class
+  // is a plain class of its package, which reaches the class's private members through bridges.
   RewriteOptions no_raise = options(true);
   no_raise.lazy_twins_raise_version = false;
-  const auto& release8 = compiled(8).at("p/Host");
-  auto kept = rewrite_class(release8, no_raise);
-  auto eager = rewrite_class(release8, options(false));
-  REQUIRE(kept.ok());
+  auto eager = rewrite_class(compiled(8).at("p/Host"), options(false));
+  auto moved = rewrite_class(compiled(8).at("p/Host"), no_raise);
   REQUIRE(eager.ok());
-  CHECK(kept->twin_class.empty());
-  CHECK(kept->bytes == eager->bytes);  // byte for byte: members in the same order
-  CHECK(has_note(*kept, "a class before version 55 keeps its twins"));
-  size_t twins = 0;
-  for (const MethodReport& m : eager->methods) twins += m.twin_code_size > 0;
-  CHECK(twins == 3);  // twice, sum and count
-  CHECK(kept->twins_kept.begin()->second == twins);
-
-  auto moved = rewrite_class(compiled(17).at("p/Host"), no_raise);
   REQUIRE(moved.ok());
-  CHECK_FALSE(moved->twin_class.empty());
+  REQUIRE_FALSE(moved->twin_class.empty());
+  CHECK(moved->twins_moved == 3);  // twice, sum and count
+  CHECK(moved->twins_kept.empty());
+  ClassFile host = parsed(moved->bytes);
+  ClassFile twins = parsed(moved->twin_class);
+  CHECK(host.major_version == 52);
+  CHECK(twins.major_version == 52);
+  CHECK(host.find_attribute(host.attributes, "NestMembers") == nullptr);
+  CHECK(twins.find_attribute(twins.attributes, "NestHost") == nullptr);
+  // The host's own methods keep their code; the twins, the bridges and the rewriter's private
+  // static members are package-private (the host's stubs call the twins, the twins read the
+  // counters); the class's own private method stays private.
+  auto before = codes(parsed(eager->bytes));
+  for (const auto& [method, code] : codes(host)) {
+    if (method.starts_with("duplex$")) continue;
+    INFO(method);
+    REQUIRE(before.count(method) == 1);
+    CHECK(before[method] == code);
+  }
+  for (const Member& m : twins.methods) CHECK((m.access_flags & access::kPrivate) == 0);
+  CHECK(flags_of(host, "twice") == access::kPrivate);
+  REQUIRE(flags_of(host, "duplex$counts") >= 0);
+  CHECK((flags_of(host, "duplex$counts") & access::kPrivate) == 0);
+  size_t bridges = 0;
+  for (const Member& m : host.methods) {
+    if (!host.member_name(m).starts_with("duplex$bridge$")) continue;
+    ++bridges;
+    CHECK((m.access_flags & access::kPrivate) == 0);
+  }
+  CHECK(bridges == 1);  // `invokespecial Host.twice(I)I`, as with a nest
+}
+
+TEST_CASE(
+    "lazy twins without a nest: private members through bridges, but constructors and "
+    "method handles",
+    "[rewriter][lazy-twins]") {
+  RewriteOptions no_raise = options(true);
+  no_raise.lazy_twins_raise_version = false;
+  auto old = rewrite_class(compiled(8).at("p/Priv"), no_raise);
+  REQUIRE(old.ok());
+  ClassFile host = parsed(old->bytes);
+  CHECK(host.major_version == 52);
+  // walk moves: a bridge for each of get/putfield hidden and get/putstatic shared.
+  CHECK(old->twins_moved == 1);
+  CHECK(bridges_taking(host, "(Ljava/lang/Object;)I") == 1);   // getfield hidden
+  CHECK(bridges_taking(host, "(Ljava/lang/Object;I)V") == 1);  // putfield hidden
+  CHECK(bridges_taking(host, "()I") == 1);                     // getstatic shared
+  CHECK(bridges_taking(host, "(I)V") == 1);                    // putstatic shared
+  // make's and build's `new Priv()` call the private constructor, and lambdas' bootstrap
+  // argument names its private lambda$ body: no bridge can stand in, so those twins stay.
+  CHECK(has_note(*old, "make$duplex"));
+  CHECK(has_note(*old, "build$duplex"));
+  CHECK(has_note(*old, "lambdas$duplex"));
+  CHECK(has_note(*old, "a bridge cannot stand in"));
+  CHECK(old->twins_kept.begin()->second == 3);
+  CHECK(flags_of(host, "hidden") == access::kPrivate);
+  CHECK(flags_of(host, "shared") == (access::kPrivate | access::kStatic));
+
+  // As a nestmate (version 55 and later) the twin class reaches all of them itself.
+  auto nest = rewrite_class(compiled(17).at("p/Priv"), no_raise);
+  REQUIRE(nest.ok());
+  CHECK(nest->twins_moved == 4);
+  CHECK(nest->twins_kept.empty());
+  CHECK(bridges_taking(parsed(nest->bytes), "(") == 0);
 }

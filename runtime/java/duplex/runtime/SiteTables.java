@@ -29,28 +29,45 @@ final class SiteTables {
   };
 
   /**
-   * The name suffix of a twin class: the nestmate class {@code HOST$DuplexTwins} that holds the
-   * twins of a class rewritten with lazy twins (rewriter/twin_nest.h). Its frames report as the
-   * host's: the host registered the site tables of the twins' methods.
+   * The name suffix of a twin class: the class {@code HOST$DuplexTwins} that holds the twins of
+   * a class rewritten with lazy twins (rewriter/twin_nest.h), its nestmate from version 55 on.
+   * Its frames report as the host's: the host registered the site tables of the twins' methods.
    */
   static final String TWIN_CLASS_SUFFIX = "$DuplexTwins";
 
-  /** Class.getNestHost (Java 11+; every twin class needs 11), or null before Java 11. */
+  /** Class.getNestHost (Java 11+), or null before Java 11. */
   private static final MethodHandle GET_NEST_HOST = nestHostGetter();
 
   /** A class's host when it is a twin class, else the class itself. */
   private static final ClassValue<Class<?>> HOST = new ClassValue<Class<?>>() {
     @Override
     protected Class<?> computeValue(Class<?> type) {
-      if (GET_NEST_HOST == null || !type.getName().endsWith(TWIN_CLASS_SUFFIX)) return type;
+      String name = type.getName();
+      if (!name.endsWith(TWIN_CLASS_SUFFIX)) return type;
+      Class<?> host = nestHost(type);
+      if (host != type) return host;
+      // A twin class outside a nest (its host kept a version before 55): the host by name, from
+      // the twin class's loader, which loaded both from the same place.
       try {
-        return (Class<?>) GET_NEST_HOST.invoke(type);
-      } catch (Throwable t) { // a NestHost the JVM could not validate: the class reports itself
-        Log.debug("no nest host for " + type.getName() + ": " + t);
+        return Class.forName(name.substring(0, name.length() - TWIN_CLASS_SUFFIX.length()), false,
+            type.getClassLoader());
+      } catch (Throwable t) {
+        Log.debug("no host class for " + name + ": " + t);
         return type;
       }
     }
   };
+
+  /** type's nest host, or type itself (no nest, Java 8-10, or a NestHost the JVM refused). */
+  private static Class<?> nestHost(Class<?> type) {
+    if (GET_NEST_HOST == null) return type;
+    try {
+      return (Class<?>) GET_NEST_HOST.invoke(type);
+    } catch (Throwable t) { // a NestHost the JVM could not validate: the class reports itself
+      Log.debug("no nest host for " + type.getName() + ": " + t);
+      return type;
+    }
+  }
 
   private static MethodHandle nestHostGetter() {
     try {
@@ -58,7 +75,7 @@ final class SiteTables {
       return MethodHandles.lookup()
           .findVirtual(Class.class, "getNestHost", MethodType.methodType(Class.class));
     } catch (ReflectiveOperationException e) {
-      return null; // Java 8-10: no nests, so no twin classes either
+      return null; // Java 8-10: no nests (twin classes find their hosts by name)
     }
   }
 
