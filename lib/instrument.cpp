@@ -99,15 +99,51 @@ std::string twin_entry_of(std::string_view entry) {
   return std::string(stem) + kTwinClassSuffix + ".class";
 }
 
+// Lazy twins assume that the loader defining a class finds its twin class beside it, as a
+// class-path loader does for an entry at the path the class's name gives (in a fat jar's or a
+// war's class directory too). A class stored elsewhere is read and defined by a loader of its
+// own (Jython's compiled modules under Lib/), which may ask its parent for the twin class and
+// get it in another runtime package, where the class may not call it: its twins stay.
+bool stored_under_its_name(std::string_view entry, std::string_view class_name) {
+  std::string_view path = split_versioned(entry).path;
+  for (std::string_view dir : {"", "BOOT-INF/classes/", "WEB-INF/classes/"}) {
+    if (path.size() == dir.size() + class_name.size() + 6 && path.starts_with(dir) &&
+        path.substr(dir.size(), class_name.size()) == class_name && path.ends_with(".class"))
+      return true;
+  }
+  return false;
+}
+
+// rewrite_class, with the twins kept in their class where it is not stored under its name.
+Result<ClassRewrite> rewrite_at(std::string_view entry, std::span<const uint8_t> bytes,
+                                const RewriteOptions& options, bool entry_is_class_path) {
+  auto rewritten = duplex::rewrite_class(bytes, options);
+  if (!rewritten || rewritten->twin_class.empty() || !entry_is_class_path ||
+      stored_under_its_name(entry, rewritten->class_name))
+    return rewritten;
+  RewriteOptions eager = options;
+  eager.lazy_twins = false;
+  auto kept = duplex::rewrite_class(bytes, eager);
+  if (!kept) return kept;
+  const std::string why =
+      "its entry is not at the path its name gives (a loader of its own may "
+      "not find a twin class beside it)";
+  kept->notes.push_back("lazy twins: " + std::string(entry) + ": " + why);
+  kept->twins_kept[why] += rewritten->twins_moved;
+  for (const auto& [reason, n] : rewritten->twins_kept) kept->twins_kept[reason] += n;
+  return kept;
+}
+
 ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
-                           const InstrumentOptions& options, bool deflate) {
+                           const InstrumentOptions& options, bool deflate,
+                           bool entry_is_class_path = true) {
   ClassOutcome out;
   if (!class_selected(dotted_name_of(entry), options)) {
     out.excluded = true;
     out.bytes = std::move(bytes);
     return out;
   }
-  auto rewritten = duplex::rewrite_class(bytes, options.rewrite);
+  auto rewritten = rewrite_at(entry, bytes, options.rewrite, entry_is_class_path);
   if (!rewritten) {
     if (rewritten.error().reason.find("already rewritten") != std::string::npos) {
       out.fatal = rewritten.error();
@@ -335,9 +371,10 @@ class PathInstrumenter {
   }
 
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
+  // `entry`: the path under a directory, or a single class file's name (nothing to check).
   Result<ClassOutcome> rewrite_one(const std::string& where, std::string_view entry,
-                                   std::vector<uint8_t> bytes) {
-    ClassOutcome out = compute_class(entry, std::move(bytes), options_, false);
+                                   std::vector<uint8_t> bytes, bool entry_is_class_path = true) {
+    ClassOutcome out = compute_class(entry, std::move(bytes), options_, false, entry_is_class_path);
     if (auto s = apply(where, out); !s) return s.error();
     return out;
   }
@@ -408,7 +445,8 @@ class PathInstrumenter {
     auto bytes = read_file(input);
     if (!bytes) return bytes.error();
     total_ = 1;
-    auto out = rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()));
+    auto out =
+        rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()), false);
     if (!out) return out.error();
     return write_class_files(output, out.value());
   }

@@ -70,6 +70,9 @@ class TwinCheck {
   TwinCheck(const ClassFile& host, const ClassIndex* index, const TwinClassPlan& plan)
       : host_(host), name_(host.name()), shown_(host) {
     if (plan.access == TwinAccess::kPackage) gather_privates(plan);
+    for (const Member& f : host.fields) {
+      if (f.access_flags & access::kFinal) finals_.insert(signature(f));
+    }
     if (auto super = host.pool.class_name(host.super_class)) super_name_ = *super;
     if (const Attribute* bsm = host.find_attribute(host.attributes, "BootstrapMethods")) {
       if (auto decoded = decode_bootstrap_methods(bsm->data)) bootstraps_ = std::move(*decoded);
@@ -226,10 +229,15 @@ class TwinCheck {
   // its receiver, if any, is taken as the owner's type (legal in the host as the original
   // instruction was: the verifier's protected check binds a receiver only when the owner is a
   // superclass, and those twins stay); a static one always may.
-  // Without a nest, also a private member of the host, whatever the instruction.
+  // Without a nest, also a private member of the host, whatever the instruction. And a write to
+  // one of the host's final fields (legal outside an initializer before version 53: Clojure's
+  // `__init` classes set their constants in helper methods), which only the host may make.
   bool needs_bridge(uint8_t opcode, const MemberRef& ref) const {
     if (opcode == op::kInvokeinterface) return false;
     if (opcode == op::kInvokespecial || private_in_host(ref)) return true;
+    if ((opcode == op::kPutfield || opcode == op::kPutstatic) && ref.owner == name_ &&
+        finals_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor)))
+      return true;
     const bool is_static =
         opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;
     if (exact_) {
@@ -299,6 +307,7 @@ class TwinCheck {
   std::set<std::string, std::less<>> protected_names_;  // their names
   std::set<std::string> protected_constructors_;        // "owner.<init>:descriptor"
   std::set<std::string> privates_;  // without a nest: the host's private "name:descriptor"s
+  std::set<std::string> finals_;    // the host's final fields' "name:descriptor"s
 };
 
 // True when `cf` declares the field `name``descriptor` final.

@@ -44,7 +44,9 @@ struct InstrumentOptions {
   // With rewrite.lazy_twins and no rewrite.class_index: instrument_path builds the class index
   // (RewriteOptions::class_index) from the input's own classes, these jars, jmods and
   // directories, and the JDK at java_home ("": default_java_home(), classfile/class_index.h).
-  // A class whose superclasses are not all found there keeps its twins.
+  // A class whose superclasses are not all found there keeps its twins, and so does a class of a
+  // jar or directory whose entry is not at the path its name gives (a loader of its own defines
+  // it, and may not find a twin class beside it: Jython's modules under Lib/).
   std::vector<std::string> class_path;
   std::string java_home;
   // Called after each class with (done, total) for progress display.

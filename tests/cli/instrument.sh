@@ -128,6 +128,21 @@ PY
 cmp -s "$tmp/eager.keys" "$tmp/default.keys" ||
   fail "default lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/default.keys" | head -5)"
 echo "ok default lazy twins: version 52 kept, twin class beside, same interval-1 profile"
+# A class stored under another path than its name's (Jython keeps compiled modules under Lib/
+# and defines them with a loader of its own) keeps its twins: that loader may not see a twin
+# class beside it.
+python3 - "$tmp" <<'PY'
+import sys, zipfile
+tmp = sys.argv[1]
+with zipfile.ZipFile(tmp + "/elsewhere.jar", "w") as z:
+    z.write(tmp + "/lib/lib/Counter.class", "Lib/lib/Counter.class")
+PY
+"$duplex" instrument "$tmp/elsewhere.jar" -o "$tmp/elsewhere-out.jar" >"$tmp/elsewhere.log" 2>&1 ||
+  fail "elsewhere.jar: $(cat "$tmp/elsewhere.log")"
+unzip -Z1 "$tmp/elsewhere-out.jar" | grep -q DuplexTwins && fail "a twin class for a class stored elsewhere"
+grep -q "its entry is not at the path its name gives" "$tmp/elsewhere.log" ||
+  fail "elsewhere.jar: no reason in the summary: $(cat "$tmp/elsewhere.log")"
+echo "ok a class stored under another path than its name's keeps its twins"
 
 # --- twins that stay in their classes: the summary says how to keep C2 from inlining them ---
 hint='twins kept in their class may be inlined .*dontinline,\*::\*\$duplex'

@@ -61,15 +61,21 @@ public final class GenClasses implements Opcodes {
     // ---------------------------------------------------------------------------------------
     // ScalaModule: a Scala 2.11 `object` as scalac compiles it. Its static final MODULE$ is set
     // by the constructor, which class files before version 53 allow and later ones do not (an
-    // IllegalAccessError when the class initialises): such a class must keep its version.
+    // IllegalAccessError when the class initialises): such a class must keep its version. Its
+    // static final TOTAL is set in a loop by a helper that <clinit> calls, as Clojure's `__init`
+    // classes set their constants: only the class itself may write it, so a twin of the helper
+    // in a twin class must write it through a bridge.
 
     static byte[] scalaModule(String name) {
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS);
         cw.visit(V1_8, ACC_PUBLIC | ACC_FINAL | ACC_SUPER, name, null, "java/lang/Object", null);
         String self = "L" + name + ";";
         cw.visitField(ACC_PUBLIC | ACC_STATIC | ACC_FINAL, "MODULE$", self, null, null).visitEnd();
+        cw.visitField(ACC_PUBLIC | ACC_STATIC | ACC_FINAL, "TOTAL", "I", null, null).visitEnd();
         MethodVisitor clinit = cw.visitMethod(ACC_STATIC, "<clinit>", "()V", null, null);
         clinit.visitCode();
+        clinit.visitIntInsn(BIPUSH, 10);
+        clinit.visitMethodInsn(INVOKESTATIC, name, "initTotal", "(I)V", false);
         clinit.visitTypeInsn(NEW, name);
         clinit.visitMethodInsn(INVOKESPECIAL, name, "<init>", "()V", false);
         clinit.visitInsn(RETURN);
@@ -84,6 +90,27 @@ public final class GenClasses implements Opcodes {
         init.visitInsn(RETURN);
         init.visitMaxs(0, 0);
         init.visitEnd();
+        // initTotal(n): TOTAL = 0 + 1 + ... + (n - 1), written at every step of a loop.
+        MethodVisitor initTotal = cw.visitMethod(ACC_STATIC, "initTotal", "(I)V", null, null);
+        initTotal.visitCode();
+        Label initTest = new Label();
+        Label initBody = new Label();
+        initTotal.visitInsn(ICONST_0);
+        initTotal.visitVarInsn(ISTORE, 1);
+        initTotal.visitJumpInsn(GOTO, initTest);
+        initTotal.visitLabel(initBody);
+        initTotal.visitFieldInsn(GETSTATIC, name, "TOTAL", "I");
+        initTotal.visitVarInsn(ILOAD, 1);
+        initTotal.visitInsn(IADD);
+        initTotal.visitFieldInsn(PUTSTATIC, name, "TOTAL", "I");
+        initTotal.visitIincInsn(1, 1);
+        initTotal.visitLabel(initTest);
+        initTotal.visitVarInsn(ILOAD, 1);
+        initTotal.visitVarInsn(ILOAD, 0);
+        initTotal.visitJumpInsn(IF_ICMPLT, initBody);
+        initTotal.visitInsn(RETURN);
+        initTotal.visitMaxs(0, 0);
+        initTotal.visitEnd();
         // sum(n) = 0 + 1 + ... + (n - 1), with a loop: a method with a twin.
         MethodVisitor sum = cw.visitMethod(ACC_PUBLIC, "sum", "(I)I", null, null);
         sum.visitCode();
@@ -114,6 +141,9 @@ public final class GenClasses implements Opcodes {
         main.visitFieldInsn(GETSTATIC, name, "MODULE$", self);
         main.visitIntInsn(BIPUSH, 100);
         main.visitMethodInsn(INVOKEVIRTUAL, name, "sum", "(I)I", false);
+        main.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
+        main.visitFieldInsn(GETSTATIC, "java/lang/System", "out", "Ljava/io/PrintStream;");
+        main.visitFieldInsn(GETSTATIC, name, "TOTAL", "I");
         main.visitMethodInsn(INVOKEVIRTUAL, "java/io/PrintStream", "println", "(I)V", false);
         main.visitInsn(RETURN);
         main.visitMaxs(0, 0);
