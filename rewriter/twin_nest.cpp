@@ -104,11 +104,15 @@ class TwinCheck {
       return verdict;
     }
     size_t pc = 0;
+    std::vector<std::pair<size_t, size_t>> loops;  // [target, branch] of each backward branch
     bool well_formed = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
       if (!verdict.stays) verdict.stays = instruction_stays(opcode, insn, pc, verdict.bridges);
+      if (auto target = branch_target(opcode, insn, pc); target && *target <= pc)
+        loops.emplace_back(*target, pc);
       pc += insn.size();
     });
     if (!well_formed) verdict.stays = "its code is malformed";
+    if (!verdict.stays) verdict.stays = private_access_in_loop(verdict.bridges, loops);
     if (verdict.stays) verdict.bridges.clear();
     return verdict;
   }
@@ -157,6 +161,46 @@ class TwinCheck {
     };
     gather(host_.fields, plan.original_fields);
     gather(host_.methods, plan.original_methods);
+  }
+
+  // The target of a branch (if*, goto, goto_w), or nullopt.
+  static std::optional<size_t> branch_target(uint8_t opcode, std::span<const uint8_t> insn,
+                                             size_t pc) {
+    int64_t offset = 0;
+    if (is_conditional_branch(opcode) || opcode == op::kGoto) {
+      offset = static_cast<int16_t>((insn[1] << 8) | insn[2]);
+    } else if (opcode == op::kGotoW) {
+      offset = static_cast<int32_t>((uint32_t{insn[1]} << 24) | (uint32_t{insn[2]} << 16) |
+                                    (uint32_t{insn[3]} << 8) | insn[4]);
+    } else {
+      return std::nullopt;
+    }
+    int64_t target = static_cast<int64_t>(pc) + offset;
+    if (target < 0) return std::nullopt;
+    return static_cast<size_t>(target);
+  }
+
+  // Without a nest, a private field or static method of the host reached inside a loop of the
+  // twin's code keeps the twin in its class: after a sample the rest of the activation runs in
+  // the twin (runtime-contract.md, "Exit checks"), interpreted in a short run, where a bridge is
+  // a call at every iteration (bcprov's digests: Full @1000 whole runs 11 points dearer with
+  // them; docs/design/lazy-twins.md, section 11). Calls of private instance methods need a
+  // bridge in a nest too (invokespecial) and do not count.
+  std::optional<std::string> private_access_in_loop(
+      const std::vector<BridgeSite>& bridges,
+      const std::vector<std::pair<size_t, size_t>>& loops) const {
+    if (privates_.empty() || loops.empty()) return std::nullopt;
+    for (const BridgeSite& b : bridges) {
+      if (b.opcode == op::kInvokespecial) continue;
+      auto ref = host_.pool.member_ref(b.ref);
+      if (!ref || !private_in_host(*ref)) continue;
+      for (auto [start, end] : loops) {
+        if (b.pc >= start && b.pc <= end)
+          return "a private member of the class reached in a loop (a bridge call at every "
+                 "iteration while the twin runs interpreted)";
+      }
+    }
+    return std::nullopt;
   }
 
   // Without a nest: `ref` names one of the host's private members.
