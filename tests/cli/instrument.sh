@@ -20,8 +20,9 @@ public class Counter {
   public int n;
   private int adds;
   private static int step(int i) { return i; }
-  public void add(int k) { for (int i = 0; i < k; i++) { n += i; adds++; } }
-  public static int sum(int k) { int s = 0; for (int i = 0; i < k; i++) s += step(i); return s; }
+  public void add(int k) { for (int i = 0; i < k; i++) n += i; }
+  public static int sum(int k) { int s = 0; for (int i = 0; i < k; i++) s += i; return s; }
+  public int added(int k) { adds += k; return step(adds); }
 }
 J
 cat >"$tmp/src/app/Main.java" <<'J'
@@ -125,6 +126,9 @@ for name in ("lib/Counter.class", "lib/Counter$DuplexTwins.class"):
 PY
 )
 [ "$versions" = "52 52 " ] || fail "default lazy twins: class versions $versions, expected 52 52"
+(cd "$tmp" && rm -rf bridged && mkdir bridged && cd bridged && unzip -q ../mr-out.jar 'lib/*')
+"$duplex" disasm "$tmp/bridged/lib/Counter.class" | grep -q 'duplex\$bridge\$' ||
+  fail "default lazy twins: lib/Counter has no bridge for its private members"
 cmp -s "$tmp/eager.keys" "$tmp/default.keys" ||
   fail "default lazy twins changed the interval-1 profile: $(diff "$tmp/eager.keys" "$tmp/default.keys" | head -5)"
 echo "ok default lazy twins: version 52 kept, twin class beside, same interval-1 profile"
