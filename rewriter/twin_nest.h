@@ -91,8 +91,11 @@ struct TwinVerdict {
 // caught, and such a twin fails with IllegalAccessError at its first sample.
 //
 // Without a nest (TwinAccess::kPackage) the host's own private members need bridges too, and a
-// twin stays that names one where a bridge cannot stand in: a private constructor, or a method
-// handle (a lambda's body, in a bootstrap argument).
+// twin stays that names one where a bridge cannot stand in (a private constructor, or a method
+// handle: a lambda's body, in a bootstrap argument) or reaches a private field or static
+// method between a backward branch and its target (a bridge there is a call at every iteration
+// while the twin runs interpreted). In either form a write to one of the host's final fields
+// goes through a bridge (before version 53 a class may write them outside its initializers).
 std::vector<TwinVerdict> judge_twins(const ClassFile& host, std::span<const AddedMethod> twins,
                                      const ClassIndex* index = nullptr,
                                      const TwinClassPlan& plan = {});
