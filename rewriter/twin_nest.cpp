@@ -206,7 +206,7 @@ class TwinCheck {
   // Without a nest: `ref` names one of the host's private members.
   bool private_in_host(const MemberRef& ref) const {
     if (privates_.empty() || ref.owner != name_) return false;
-    return privates_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
+    return privates_.contains(key_of(ref));
   }
 
   // Exact mode: the member may resolve to a protected member of a superclass in another
@@ -220,16 +220,18 @@ class TwinCheck {
     if (!ref.owner.empty() && ref.owner[0] == '[') return false;  // an array's clone is public
     // Most names match none: those are answered without building the key.
     if (!protected_names_.contains(ref.name)) return false;
-    return protected_elsewhere_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
+    return protected_elsewhere_.contains(key_of(ref));
   }
 
+  // "name:descriptor", the key of the sets below, of a member of the host and of a reference.
   std::string signature(const Member& m) const {
     return std::string(host_.member_name(m)) + ':' + std::string(host_.member_descriptor(m));
   }
-
-  bool declared(const MemberRef& ref) const {
-    return declared_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor));
+  static std::string key_of(const MemberRef& ref) {
+    return std::string(ref.name) + ':' + std::string(ref.descriptor);
   }
+
+  bool declared(const MemberRef& ref) const { return declared_.contains(key_of(ref)); }
 
   std::optional<std::string> instruction_stays(uint8_t opcode, std::span<const uint8_t> insn,
                                                size_t pc, std::vector<BridgeSite>& bridges) {
@@ -280,7 +282,7 @@ class TwinCheck {
     if (opcode == op::kInvokeinterface) return false;
     if (opcode == op::kInvokespecial || private_in_host(ref)) return true;
     if ((opcode == op::kPutfield || opcode == op::kPutstatic) && ref.owner == name_ &&
-        finals_.contains(std::string(ref.name) + ':' + std::string(ref.descriptor)))
+        finals_.contains(key_of(ref)))
       return true;
     const bool is_static =
         opcode == op::kGetstatic || opcode == op::kPutstatic || opcode == op::kInvokestatic;

@@ -93,44 +93,26 @@ public final class GenClasses implements Opcodes {
         // initTotal(n): TOTAL = 0 + 1 + ... + (n - 1), written at every step of a loop.
         MethodVisitor initTotal = cw.visitMethod(ACC_STATIC, "initTotal", "(I)V", null, null);
         initTotal.visitCode();
-        Label initTest = new Label();
-        Label initBody = new Label();
-        initTotal.visitInsn(ICONST_0);
-        initTotal.visitVarInsn(ISTORE, 1);
-        initTotal.visitJumpInsn(GOTO, initTest);
-        initTotal.visitLabel(initBody);
-        initTotal.visitFieldInsn(GETSTATIC, name, "TOTAL", "I");
-        initTotal.visitVarInsn(ILOAD, 1);
-        initTotal.visitInsn(IADD);
-        initTotal.visitFieldInsn(PUTSTATIC, name, "TOTAL", "I");
-        initTotal.visitIincInsn(1, 1);
-        initTotal.visitLabel(initTest);
-        initTotal.visitVarInsn(ILOAD, 1);
-        initTotal.visitVarInsn(ILOAD, 0);
-        initTotal.visitJumpInsn(IF_ICMPLT, initBody);
+        countedLoop(initTotal, 1, 0, () -> {
+            initTotal.visitFieldInsn(GETSTATIC, name, "TOTAL", "I");
+            initTotal.visitVarInsn(ILOAD, 1);
+            initTotal.visitInsn(IADD);
+            initTotal.visitFieldInsn(PUTSTATIC, name, "TOTAL", "I");
+        });
         initTotal.visitInsn(RETURN);
         initTotal.visitMaxs(0, 0);
         initTotal.visitEnd();
         // sum(n) = 0 + 1 + ... + (n - 1), with a loop: a method with a twin.
         MethodVisitor sum = cw.visitMethod(ACC_PUBLIC, "sum", "(I)I", null, null);
         sum.visitCode();
-        Label test = new Label();
-        Label body = new Label();
         sum.visitInsn(ICONST_0);
         sum.visitVarInsn(ISTORE, 2);
-        sum.visitInsn(ICONST_0);
-        sum.visitVarInsn(ISTORE, 3);
-        sum.visitJumpInsn(GOTO, test);
-        sum.visitLabel(body);
-        sum.visitVarInsn(ILOAD, 2);
-        sum.visitVarInsn(ILOAD, 3);
-        sum.visitInsn(IADD);
-        sum.visitVarInsn(ISTORE, 2);
-        sum.visitIincInsn(3, 1);
-        sum.visitLabel(test);
-        sum.visitVarInsn(ILOAD, 3);
-        sum.visitVarInsn(ILOAD, 1);
-        sum.visitJumpInsn(IF_ICMPLT, body);
+        countedLoop(sum, 3, 1, () -> {
+            sum.visitVarInsn(ILOAD, 2);
+            sum.visitVarInsn(ILOAD, 3);
+            sum.visitInsn(IADD);
+            sum.visitVarInsn(ISTORE, 2);
+        });
         sum.visitVarInsn(ILOAD, 2);
         sum.visitInsn(IRETURN);
         sum.visitMaxs(0, 0);
@@ -150,6 +132,22 @@ public final class GenClasses implements Opcodes {
         main.visitEnd();
         cw.visitEnd();
         return cw.toByteArray();
+    }
+
+    /** for (local counter = 0; counter < local limit; counter++) body, in javac's layout. */
+    static void countedLoop(MethodVisitor mv, int counter, int limit, Runnable body) {
+        Label test = new Label();
+        Label start = new Label();
+        mv.visitInsn(ICONST_0);
+        mv.visitVarInsn(ISTORE, counter);
+        mv.visitJumpInsn(GOTO, test);
+        mv.visitLabel(start);
+        body.run();
+        mv.visitIincInsn(counter, 1);
+        mv.visitLabel(test);
+        mv.visitVarInsn(ILOAD, counter);
+        mv.visitVarInsn(ILOAD, limit);
+        mv.visitJumpInsn(IF_ICMPLT, start);
     }
 
     // ---------------------------------------------------------------------------------------
