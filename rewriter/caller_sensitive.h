@@ -1,13 +1,14 @@
-// JDK methods that look at their caller (@jdk.internal.reflect.CallerSensitive) and that a call
-// naming an application class can reach: public or protected members of the JDK's non-final
-// classes, which such a class inherits (`registerAsParallelCapable()` called as
-// `MyLoader.registerAsParallelCapable()`). Calls naming a JDK class are never redirected at all.
+// Caller-sensitive JDK methods (@jdk.internal.reflect.CallerSensitive): the class that calls
+// them changes what they do, so code the rewriter moves to another class must not call them.
 //
-// Why: a sampled call that goes through a method handle (rewriter/sampled_calls.h) makes a
-// caller-sensitive method see an injected invoker class as its caller, not the class that made
-// the call: JRuby's class loader then failed to register as parallel capable (the invoker is
-// not a ClassLoader), and a field updater or a resource bundle could fail or differ the same
-// way. Such calls keep their instruction.
+// kCallerSensitiveInherited: those that a call naming an application class can reach: public
+// or protected members of the JDK's non-final classes, which such a class inherits
+// (`registerAsParallelCapable()` called as `MyLoader.registerAsParallelCapable()`). Calls naming
+// a JDK class are never redirected at all. Why: a sampled call that goes through a method handle
+// (rewriter/sampled_calls.h) makes a caller-sensitive method see an injected invoker class as
+// its caller, not the class that made the call: JRuby's class loader then failed to register as
+// parallel capable (the invoker is not a ClassLoader), and a field updater or a resource bundle
+// could fail or differ the same way. Such calls keep their instruction.
 //
 // The list is JDK 17's (every jmod scanned for the annotation, 2026-11-27); a later JDK's
 // additions are missed until they are added here.
@@ -86,6 +87,35 @@ inline constexpr std::string_view kCallerSensitiveInherited[] = {
     "toJavaString(Ljdk/incubator/foreign/MemoryAddress;)Ljava/lang/String;",
     "trySetAccessible()Z",
 };
+
+// The caller-sensitive JDK methods whose answer depends on the caller class itself, beyond its
+// loader, module, package and protection domain (which a class of the same loader and package
+// shares): the reflective accesses check the member against the caller (a private member of
+// another class outside its nest, or a protected member of a superclass in another package, is
+// refused: IllegalAccessException), a field updater of a protected field takes the caller as
+// the receivers' type, and the look-ups return the caller or a lookup on it. A call of one of
+// these from a twin moved to another class (rewriter/twin_nest.h) would see that class. The
+// others of JDK 17 (Class.forName, ServiceLoader.load, ResourceBundle.getBundle, ...) look at
+// the caller's loader or module, or only at it under a security manager.
+inline bool sees_its_caller_class(std::string_view owner, std::string_view name,
+                                  std::string_view descriptor) {
+  if (name == "getCallerClass") return true;  // Reflection's and StackWalker's
+  if (name == "canAccess") return owner.starts_with("java/lang/reflect/");
+  if (owner == "java/lang/invoke/MethodHandles") return name == "lookup";
+  if (owner == "java/lang/reflect/Method") return name == "invoke";
+  if (owner == "java/lang/reflect/Constructor" || owner == "java/lang/Class")
+    return name == "newInstance";
+  if (owner == "java/lang/reflect/Field") {
+    // get, set and their primitive forms (getInt, setLong, ...), which take the receiver
+    // first; getName, getType and the other getters take nothing or a Class.
+    return (name.starts_with("get") || name.starts_with("set")) &&
+           descriptor.starts_with("(Ljava/lang/Object;");
+  }
+  // AtomicIntegerFieldUpdater's, AtomicLongFieldUpdater's and AtomicReferenceFieldUpdater's
+  // (named with their class, or a subclass of it).
+  return name == "newUpdater" &&
+         descriptor.find(")Ljava/util/concurrent/atomic/Atomic") != std::string_view::npos;
+}
 
 inline bool is_caller_sensitive_inherited(std::string_view name, std::string_view descriptor) {
   for (std::string_view sig : kCallerSensitiveInherited) {

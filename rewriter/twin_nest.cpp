@@ -1,5 +1,7 @@
 #include "rewriter/twin_nest.h"
 
+#include "rewriter/caller_sensitive.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -12,6 +14,7 @@
 #include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "classfile/pool_use.h"
+#include "rewriter/caller_sensitive.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
@@ -303,9 +306,9 @@ class TwinCheck {
     bool array_owner = !ref->owner.empty() && ref->owner[0] == '[';
     if (!array_owner && ref->owner != name_ && (ref->name == "clone" || ref->name == "finalize"))
       return "a call of clone or finalize (protected in java.lang.Object)";
-    if (ref->owner == "java/lang/invoke/MethodHandles" && ref->name == "lookup")
-      return "MethodHandles.lookup(), whose lookup class would be the twin class";
-    if (ref->name == "getCallerClass") return "a getCallerClass(), which would see the twin class";
+    if (sees_its_caller_class(ref->owner, ref->name, ref->descriptor))
+      return "a call of " + std::string(ref->owner) + "." + std::string(ref->name) +
+             ", which would see the twin class as its caller (caller-sensitive)";
     if (private_in_host(*ref))
       return "a private member of the class where a bridge cannot stand in (a constructor, or a "
              "method handle), which a twin class outside a nest may not reach";

@@ -12,6 +12,7 @@
 
 #include "classfile/class_file.h"
 #include "classfile/class_index.h"
+#include "rewriter/caller_sensitive.h"
 #include "rewriter/rewriter.h"
 #include "test_support.h"
 
@@ -619,4 +620,60 @@ TEST_CASE(
   CHECK(nest->twins_kept.empty());
   // One bridge: touch's twin calls touch again (invokespecial) when no sample is due.
   CHECK(bridges_taking(parsed(nest->bytes), "(") == 1);
+}
+
+TEST_CASE("lazy twins: a twin that makes a reflective access checked against its caller stays",
+          "[rewriter][lazy-twins]") {
+  // ReflectiveAccess (version 52) reaches its own private members and a protected field of
+  // java.util.AbstractList through Method.invoke, Field.getInt/setInt, Constructor.newInstance
+  // and AtomicIntegerFieldUpdater.newUpdater. The JDK checks each against the calling class,
+  // which a twin class is not (tests/rewriter/rewrite_fixtures.sh runs it at interval 1: moved,
+  // every one threw IllegalAccessException).
+  auto bytes = test::fixture_class("fixtures/ReflectiveAccess");
+  REQUIRE_FALSE(bytes.empty());
+  for (bool raise : {false, true}) {
+    INFO("raised to a nest: " << raise);
+    RewriteOptions o = options(true);
+    o.lazy_twins_raise_version = raise;
+    auto r = rewrite_class(bytes, o);
+    REQUIRE(r.ok());
+    for (const char* why : {"java/lang/reflect/Method.invoke", "java/lang/reflect/Field.",
+                            "java/lang/reflect/Constructor.newInstance",
+                            "java/util/concurrent/atomic/AtomicIntegerFieldUpdater.newUpdater"}) {
+      INFO(why);
+      CHECK(has_note(*r, std::string("a call of ") + why));
+    }
+    size_t kept = 0;
+    for (const auto& [why, n] : r->twins_kept) kept += n;
+    // viaMethod, viaFields, viaUpdater, viaConstructor; outside a nest main's too, which calls
+    // the private constructor.
+    CHECK(kept == (raise ? 4 : 5));
+  }
+}
+
+TEST_CASE("caller-sensitive: which JDK calls would see a twin class as their caller",
+          "[rewriter][lazy-twins]") {
+  CHECK(sees_its_caller_class("java/lang/reflect/Field", "getLong", "(Ljava/lang/Object;)J"));
+  CHECK(sees_its_caller_class("java/lang/reflect/Field", "set",
+                              "(Ljava/lang/Object;Ljava/lang/Object;)V"));
+  CHECK(sees_its_caller_class("java/lang/Class", "newInstance", "()Ljava/lang/Object;"));
+  CHECK(sees_its_caller_class("java/lang/StackWalker", "getCallerClass", "()Ljava/lang/Class;"));
+  CHECK(sees_its_caller_class("java/lang/invoke/MethodHandles", "lookup",
+                              "()Ljava/lang/invoke/MethodHandles$Lookup;"));
+  // Named with a subclass of the updater (the descriptor tells it).
+  CHECK(sees_its_caller_class("p/MyUpdater", "newUpdater",
+                              "(Ljava/lang/Class;Ljava/lang/String;)Ljava/util/concurrent/atomic/"
+                              "AtomicLongFieldUpdater;"));
+  // Field's other getters, and the caller-sensitive methods that look only at the caller's
+  // loader or module, which a twin class shares.
+  CHECK_FALSE(sees_its_caller_class("java/lang/reflect/Field", "getName", "()Ljava/lang/String;"));
+  CHECK_FALSE(sees_its_caller_class("java/lang/reflect/Field", "getAnnotation",
+                                    "(Ljava/lang/Class;)Ljava/lang/annotation/Annotation;"));
+  CHECK_FALSE(sees_its_caller_class("java/lang/reflect/Field", "setAccessible", "(Z)V"));
+  CHECK_FALSE(
+      sees_its_caller_class("java/lang/Class", "forName", "(Ljava/lang/String;)Ljava/lang/Class;"));
+  CHECK_FALSE(sees_its_caller_class("java/util/ServiceLoader", "load",
+                                    "(Ljava/lang/Class;)Ljava/util/ServiceLoader;"));
+  CHECK_FALSE(
+      sees_its_caller_class("java/util/Map", "get", "(Ljava/lang/Object;)Ljava/lang/Object;"));
 }
