@@ -251,5 +251,8 @@ class ConstantPool {
 std::string modified_utf8_to_utf8(std::string_view modified);
 // Standard UTF-8 to modified UTF-8 (NUL as C0 80, supplementary characters as surrogate pairs).
 std::string utf8_to_modified_utf8(std::string_view utf8);
+// Orders two modified-UTF-8 texts as Java's String.compareTo orders the strings they encode (by
+// UTF-16 code unit): negative, zero or positive.
+int compare_as_java_strings(std::string_view a, std::string_view b);
 
 }  // namespace duplex

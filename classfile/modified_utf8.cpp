@@ -104,4 +104,16 @@ std::string utf8_to_modified_utf8(std::string_view s) {
   return out;
 }
 
+int compare_as_java_strings(std::string_view a, std::string_view b) {
+  // Each UTF-16 code unit is encoded on its own (surrogates too), so decoding unit by unit
+  // and comparing gives String.compareTo's order; a byte comparison would misplace NUL (C0 80).
+  size_t i = 0, j = 0;
+  while (i < a.size() && j < b.size()) {
+    uint32_t x = decode_unit(a, i), y = decode_unit(b, j);
+    if (x != y) return x < y ? -1 : 1;
+  }
+  if (i < a.size()) return 1;
+  return j < b.size() ? -1 : 0;
+}
+
 }  // namespace duplex

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Builds the libFuzzer targets without meson: clang++ with libFuzzer, ASan and UBSan, the
 # class-file and rewriter sources compiled in (instrumented), archive.cpp and class_index_io.cpp
-# left out (no libzip needed).
+# left out (no libzip needed); nettle (SHA-1, classfile/serial_version.cpp) linked as is.
 #
 #   fuzz/build.sh [OUTDIR]     (default: build-fuzz; OUTDIR/fuzz_classfile, OUTDIR/fuzz_rewriter)
 #
@@ -41,8 +41,8 @@ xargs -P "$jobs" -L 1 sh -c "$cxx $flags -c \"\$0\" -o \"\$1\"" < "$out/obj/list
 mutator=""
 [ "${CODE_MUTATOR:-0}" = 1 ] && mutator="$out/obj/code_mutator.o"
 # shellcheck disable=SC2086
-$cxx $flags -o "$out/fuzz_classfile" $classfile_objs $mutator "$out/obj/fuzz_classfile.o"
+$cxx $flags -o "$out/fuzz_classfile" $classfile_objs $mutator "$out/obj/fuzz_classfile.o" -lnettle
 # shellcheck disable=SC2086
 $cxx $flags -o "$out/fuzz_rewriter" $rewriter_objs $classfile_objs $mutator \
-  "$out/obj/fuzz_rewriter.o"
+  "$out/obj/fuzz_rewriter.o" -lnettle
 echo "built $out/fuzz_classfile and $out/fuzz_rewriter"

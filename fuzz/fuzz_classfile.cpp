@@ -24,6 +24,7 @@
 #include "classfile/code_ir.h"
 #include "classfile/code_ir_checked.h"
 #include "classfile/code_ir_diff.h"
+#include "classfile/serial_version.h"
 
 namespace {
 
@@ -88,6 +89,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!cf) return 0;
   check_write_identical(cf.value(), input);
   check_builders_agree(input);
+  // Reads InnerClasses and every member's names: errors are values, never a bad read.
+  (void)duplex::default_serial_version_uid(cf.value());
 
   std::vector<bool> replaced = reassemble_all(cf.value());
   // build_code_ir may add pool entries even when nothing is replaced, so always rewrite.

@@ -429,6 +429,7 @@ class PathInstrumenter {
 
   void record_methods(const ClassRewrite& r) {
     summary_.twins_moved += r.twins_moved;
+    summary_.serial_versions_declared += r.serial_version_declared;
     for (const auto& [why, n] : r.twins_kept) summary_.twins_kept_by_reason[why] += n;
     for (const MethodReport& m : r.methods) {
       ++summary_.methods_by_transform[transform_name(m.applied)];

@@ -14,6 +14,7 @@
 #include "rewriter/rewriter.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/sampled_calls.h"
+#include "rewriter/serial_version_kept.h"
 #include "rewriter/site_registration.h"
 #include "rewriter/twin_nest.h"
 
@@ -323,6 +324,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     if (auto s = place_twins_lazily(cf, twin_plan, added, options.class_index, result); !s)
       return s.error().in(result.class_name);
   }
+  auto serial_version = keep_serial_version(class_bytes, cf);
+  if (!serial_version) return serial_version.error().in(result.class_name);
+  result.serial_version_declared = *serial_version;
   auto bytes = cf.write();
   if (!bytes) return bytes.error().in(result.class_name);
   result.bytes = std::move(bytes.value());

@@ -185,6 +185,10 @@ struct ClassRewrite {
   std::vector<uint8_t> twin_class;
   uint32_t twins_moved = 0;
   std::map<std::string, uint32_t> twins_kept;  // why twins stayed in the class -> how many
+  // The class declares no serialVersionUID and the members the rewrite added would have
+  // changed the one serialization computes, so it now declares the original's
+  // (rewriter/serial_version_kept.h).
+  bool serial_version_declared = false;
 };
 
 // Why `options` ask for something that cannot be done (method counters with a layout or check

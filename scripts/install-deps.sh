@@ -6,7 +6,7 @@ set -euo pipefail
 build_packages=(
   meson ninja-build g++ pkg-config
   libzip-dev libtinyxml2-dev catch2 libasmjit-dev libgoogle-perftools-dev
-  libxxhash-dev
+  libxxhash-dev nettle-dev
   openjdk-17-jdk-headless
   zip unzip
 )

@@ -283,6 +283,11 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentOptions& optio
            "-XX:CompileCommand=quiet '-XX:CompileCommand=dontinline,*::*$duplex' to prevent it "
            "(docs/design/hotspot-costs.md, section 16)\n";
   }
+  if (s.serial_versions_declared) {
+    out << "  serialVersionUID declared: " << s.serial_versions_declared
+        << " class(es), the value serialization computed for the original (the members the "
+           "rewrite added would have changed it)\n";
+  }
   if (s.index_classes) out << "  class index: " << s.index_classes << " classes\n";
   for (const std::string& note : s.index_notes) out << "  class index: " << note << "\n";
   if (s.nested_jars) out << "  nested jars rewritten: " << s.nested_jars << "\n";

@@ -77,6 +77,9 @@ struct InstrumentSummary {
   size_t twin_classes = 0;         // written beside their classes (lazy twins)
   size_t twins_moved = 0;          // twins in those classes
   std::map<std::string, size_t> twins_kept_by_reason;  // lazy twins that stayed, and why
+  // Classes that now declare the serialVersionUID serialization computed for the original,
+  // which the members the rewrite added would have changed (ClassRewrite).
+  size_t serial_versions_declared = 0;
   size_t index_classes = 0;  // in the class index built for lazy twins (JDK classes included)
   std::vector<std::string> index_notes;  // what the index could not read (a JDK without jmods)
   double seconds = 0;
