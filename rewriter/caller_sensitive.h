@@ -117,6 +117,22 @@ inline bool sees_its_caller_class(std::string_view owner, std::string_view name,
          descriptor.find(")Ljava/util/concurrent/atomic/Atomic") != std::string_view::npos;
 }
 
+// Bootstrap methods of the JDK that use the caller's lookup only for access to what their
+// arguments name, so that a twin class, which has the same access as its host (a nestmate, or
+// a class of its package with bridges for the rest), gets the same call site or constant:
+// lambdas (LambdaMetafactory.metafactory; not altMetafactory, whose serializable lambdas record
+// the caller as their capturing class and are read back through its $deserializeLambda$),
+// string concatenation, records' methods, switches on patterns, and ConstantBootstraps. Any other
+// bootstrap (a language runtime's: Groovy's and JRuby's choose methods by their caller class)
+// may answer a twin class differently.
+inline bool bootstrap_ignores_caller_class(std::string_view owner, std::string_view name) {
+  if (owner == "java/lang/invoke/LambdaMetafactory") return name == "metafactory";
+  return owner == "java/lang/invoke/StringConcatFactory" ||
+         owner == "java/lang/runtime/ObjectMethods" ||
+         owner == "java/lang/runtime/SwitchBootstraps" ||
+         owner == "java/lang/invoke/ConstantBootstraps";
+}
+
 inline bool is_caller_sensitive_inherited(std::string_view name, std::string_view descriptor) {
   for (std::string_view sig : kCallerSensitiveInherited) {
     if (sig.size() == name.size() + descriptor.size() && sig.starts_with(name) &&

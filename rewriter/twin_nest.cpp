@@ -325,6 +325,19 @@ class TwinCheck {
     return std::nullopt;
   }
 
+  // A bootstrap method gets the caller's lookup: only the JDK's that use it for access alone
+  // answer a twin class as they answer its host.
+  std::optional<std::string> bootstrap_stays(uint16_t method_handle) const {
+    const CpEntry* handle = host_.pool.entry(method_handle);
+    if (!handle || handle->tag != CpTag::kMethodHandle)
+      return "a bootstrap method that is not a method handle";
+    auto ref = host_.pool.member_ref(handle->b);
+    if (!ref) return "a bootstrap method handle that does not resolve in the pool";
+    if (bootstrap_ignores_caller_class(ref->owner, ref->name)) return std::nullopt;
+    return "a call site or constant bootstrapped by " + std::string(ref->owner) + "." +
+           std::string(ref->name) + ", which is given the twin class as its caller";
+  }
+
   // ldc constants and invokedynamic call sites: method handles, here or as bootstrap arguments.
   std::optional<std::string> constant_stays(uint32_t index, int depth = 0) {
     const CpEntry* e = host_.pool.entry(index);
@@ -337,6 +350,7 @@ class TwinCheck {
     if (e->tag != CpTag::kDynamic && e->tag != CpTag::kInvokeDynamic) return std::nullopt;
     if (e->a >= bootstraps_.size()) return "a bootstrap method index out of range";
     const BootstrapMethod& bsm = bootstraps_[e->a];
+    if (auto why = bootstrap_stays(bsm.method_handle)) return why;
     if (auto why = constant_stays(bsm.method_handle, depth + 1)) return why;
     for (uint16_t arg : bsm.arguments) {
       if (auto why = constant_stays(arg, depth + 1)) return why;

@@ -78,16 +78,18 @@ struct TwinVerdict {
 // another class; a method handle of kind REF_invokeSpecial, or of a member the host inherits,
 // in a constant or a bootstrap argument; a call of a caller-sensitive JDK method that would see
 // the twin class (rewriter/caller_sensitive.h: the look-ups, and the reflective accesses and
-// field updaters, which check access against their caller); or a bridge that would return a class
-// none of the host's method signatures names, outside the JDK's `java/` packages (reflection over
-// the host would have to resolve it, and it may be an optional dependency).
+// field updaters, which check access against their caller), or a bootstrap method other than the
+// JDK's that use the caller's lookup for access alone (a serializable lambda records its
+// capturing class); or a bridge that would return a class none of the host's method signatures
+// names, outside the JDK's `java/` packages (reflection over the host would have to resolve it,
+// and it may be an optional dependency).
 //
 // With a class index (`index`, holding the host's superclasses: see superclasses_unknown), the
 // rules are exact instead: only a member that may be protected in a superclass of another
 // package, the one thing a nestmate of the same package may not reach, needs a bridge (taking
 // the receiver as the owner's type) or, named with a superclass as owner or in a method handle,
-// keeps its twin; invokespecial, clone and finalize of another class and the caller-sensitive
-// calls are as above. Without one, a protected static member named with a more distant
+// keeps its twin; invokespecial, clone and finalize of another class, the caller-sensitive
+// calls and the bootstraps are as above. Without one, a protected static member named with a more distant
 // superclass as owner, or a protected instance member named with a subclass as owner, is not
 // caught, and such a twin fails with IllegalAccessError at its first sample.
 //

@@ -677,3 +677,22 @@ TEST_CASE("caller-sensitive: which JDK calls would see a twin class as their cal
   CHECK_FALSE(
       sees_its_caller_class("java/util/Map", "get", "(Ljava/lang/Object;)Ljava/lang/Object;"));
 }
+
+TEST_CASE("lazy twins: a call site whose bootstrap may look at its caller class stays",
+          "[rewriter][lazy-twins]") {
+  // SerialLambda (version 61) makes serializable lambdas in a loop: altMetafactory records the
+  // calling class as their capturing class, and reading one back calls its $deserializeLambda$.
+  auto bytes = test::fixture_class("fixtures/SerialLambda");
+  REQUIRE_FALSE(bytes.empty());
+  auto r = rewrite_class(bytes, options(true));
+  REQUIRE(r.ok());
+  CHECK(has_note(*r, "bootstrapped by java/lang/invoke/LambdaMetafactory.altMetafactory"));
+  // The plain lambdas of p/Priv (LambdaMetafactory.metafactory) leave with their twin.
+  auto lambdas = rewritten("p/Priv", options(true));
+  CHECK_FALSE(has_note(lambdas, "bootstrapped by"));
+  CHECK(lambdas.twins_kept.empty());
+  CHECK(bootstrap_ignores_caller_class("java/lang/invoke/StringConcatFactory",
+                                       "makeConcatWithConstants"));
+  CHECK_FALSE(
+      bootstrap_ignores_caller_class("org/codehaus/groovy/vmplugin/v7/IndyInterface", "bootstrap"));
+}
