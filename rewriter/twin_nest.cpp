@@ -1,7 +1,5 @@
 #include "rewriter/twin_nest.h"
 
-#include "rewriter/caller_sensitive.h"
-
 #include <algorithm>
 #include <map>
 #include <set>

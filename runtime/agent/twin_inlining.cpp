@@ -13,6 +13,24 @@ namespace {
 // Every method (`match`), both compilers: never inline a method named `*$duplex`.
 constexpr std::string_view kDirective = "[{ match: \"*.*\", inline: \"-*.*$duplex\" }]\n";
 
+// A JNI local reference, deleted when it goes out of scope, on every path: the callback that
+// runs this returns to the JVM only at its end, and what it leaked would live until then.
+template <typename T>
+class LocalRef {
+ public:
+  LocalRef(JNIEnv* jni, T ref) : jni_(jni), ref_(ref) {}
+  ~LocalRef() {
+    if (ref_) jni_->DeleteLocalRef(ref_);
+  }
+  LocalRef(const LocalRef&) = delete;
+  LocalRef& operator=(const LocalRef&) = delete;
+  T get() const { return ref_; }
+
+ private:
+  JNIEnv* jni_;
+  T ref_;
+};
+
 // The DiagnosticCommand implementation of jdk.management and its command runner.
 struct DiagnosticCommands {
   jobject mbean = nullptr;
@@ -22,23 +40,25 @@ struct DiagnosticCommands {
 std::optional<DiagnosticCommands> find_diagnostic_commands(JNIEnv* jni, std::string& why) {
   // The provider's class initializer loads libmanagement_ext, which holds the runner's native
   // code; GetStaticMethodID initializes the class.
-  jclass provider = jni->FindClass("com/sun/management/internal/PlatformMBeanProviderImpl");
-  if (!provider || !jni->GetStaticMethodID(provider, "getDiagnosticMXBean",
-                                           "()Lcom/sun/management/HotSpotDiagnosticMXBean;")) {
+  LocalRef<jclass> provider(
+      jni, jni->FindClass("com/sun/management/internal/PlatformMBeanProviderImpl"));
+  if (!provider.get() ||
+      !jni->GetStaticMethodID(provider.get(), "getDiagnosticMXBean",
+                              "()Lcom/sun/management/HotSpotDiagnosticMXBean;")) {
     clear_exception(jni, "PlatformMBeanProviderImpl");
     why = "the JVM lacks jdk.management's DiagnosticCommand implementation (JDK 9+)";
     return std::nullopt;
   }
-  jni->DeleteLocalRef(provider);
-  jclass impl = jni->FindClass("com/sun/management/internal/DiagnosticCommandImpl");
-  jmethodID get = impl ? jni->GetStaticMethodID(impl, "getDiagnosticCommandMBean",
-                                                "()Lcom/sun/management/DiagnosticCommandMBean;")
-                       : nullptr;
+  LocalRef<jclass> impl(jni, jni->FindClass("com/sun/management/internal/DiagnosticCommandImpl"));
+  jmethodID get = impl.get()
+                      ? jni->GetStaticMethodID(impl.get(), "getDiagnosticCommandMBean",
+                                               "()Lcom/sun/management/DiagnosticCommandMBean;")
+                      : nullptr;
   DiagnosticCommands found;
-  found.execute = impl ? jni->GetMethodID(impl, "executeDiagnosticCommand",
-                                          "(Ljava/lang/String;)Ljava/lang/String;")
-                       : nullptr;
-  found.mbean = get && found.execute ? jni->CallStaticObjectMethod(impl, get) : nullptr;
+  found.execute = impl.get() ? jni->GetMethodID(impl.get(), "executeDiagnosticCommand",
+                                                "(Ljava/lang/String;)Ljava/lang/String;")
+                             : nullptr;
+  found.mbean = get && found.execute ? jni->CallStaticObjectMethod(impl.get(), get) : nullptr;
   if (clear_exception(jni, "DiagnosticCommandImpl") || !found.mbean) {
     why = "the JVM's diagnostic commands cannot be reached";
     return std::nullopt;
@@ -49,17 +69,17 @@ std::optional<DiagnosticCommands> find_diagnostic_commands(JNIEnv* jni, std::str
 // Runs one diagnostic command; its output, or nullopt (with `why`) if it threw.
 std::optional<std::string> run_command(JNIEnv* jni, const DiagnosticCommands& commands,
                                        const std::string& command, std::string& why) {
-  jstring text = jni->NewStringUTF(command.c_str());
-  jobject out = text ? jni->CallObjectMethod(commands.mbean, commands.execute, text) : nullptr;
-  if (clear_exception(jni, command.c_str()) || !out) {
+  LocalRef<jstring> text(jni, jni->NewStringUTF(command.c_str()));
+  LocalRef<jobject> out(
+      jni,
+      text.get() ? jni->CallObjectMethod(commands.mbean, commands.execute, text.get()) : nullptr);
+  if (clear_exception(jni, command.c_str()) || !out.get()) {
     why = "the diagnostic command failed: " + command;
     return std::nullopt;
   }
-  const char* chars = jni->GetStringUTFChars(static_cast<jstring>(out), nullptr);
+  const char* chars = jni->GetStringUTFChars(static_cast<jstring>(out.get()), nullptr);
   std::string result = chars ? chars : "";
-  if (chars) jni->ReleaseStringUTFChars(static_cast<jstring>(out), chars);
-  jni->DeleteLocalRef(out);
-  jni->DeleteLocalRef(text);
+  if (chars) jni->ReleaseStringUTFChars(static_cast<jstring>(out.get()), chars);
   return result;
 }
 
@@ -79,6 +99,7 @@ size_t directives_besides_default(std::string_view printed) {
 bool keep_twins_out_of_inlining(JNIEnv* jni, std::string& why) {
   std::optional<DiagnosticCommands> commands = find_diagnostic_commands(jni, why);
   if (!commands) return false;
+  LocalRef<jobject> mbean(jni, commands->mbean);
   std::optional<std::string> before = run_command(jni, *commands, "Compiler.directives_print", why);
   if (!before) return false;
   if (directives_besides_default(*before) != 0) {
@@ -104,7 +125,6 @@ bool keep_twins_out_of_inlining(JNIEnv* jni, std::string& why) {
     why = "HotSpot did not take the directive: " + *added;
     return false;
   }
-  jni->DeleteLocalRef(commands->mbean);
   return true;
 }
 
