@@ -2,7 +2,8 @@
 # A rewrite never changes the serialVersionUID serialization gives a class: objects the original
 # program wrote must stay readable by the rewritten one, and the other way round. Real jars
 # (Debian packages), rewritten in the default mode (older classes' twins in twin classes outside
-# a nest, with bridges: the case that changed them) and two others; every Serializable class's
+# a nest, with bridges), with call-edge-stack (site tables registered by an added static
+# initializer) and two others: the cases that changed them. Every Serializable class's
 # serialVersionUID, as the JVM reports it, must be the original's, and as many classes must load.
 #
 #   serial_versions.sh DUPLEX RUNTIME_JAR HARNESS_DIR
@@ -24,7 +25,7 @@ for spec in "bcprov" "xalan2 serializer.jar:xercesImpl.jar:xml-apis.jar" "js" "s
     continue
   fi
   java -cp "$harness" duplex.test.SerialVersions "$jar" "$deps" >"$tmp/original.txt"
-  for mode in full checks full,--method-counters; do
+  for mode in full checks full,--method-counters full,--profile,call-edge-stack; do
     # shellcheck disable=SC2046
     "$duplex" instrument "$jar" -o "$tmp/out.jar" --quiet --mode $(echo "$mode" | tr ',' ' ')
     java -cp "$harness" duplex.test.SerialVersions "$tmp/out.jar" "$runtime$deps" >"$tmp/rewritten.txt"
