@@ -1,6 +1,7 @@
 // Modified UTF-8 (JVMS 4.4.7) differs from UTF-8 in two ways: NUL is written as C0 80, and
 // supplementary characters are written as two 3-byte surrogates. Pool entries keep the raw
 // bytes; these conversions are for display and for building names from standard strings.
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -105,8 +106,16 @@ std::string utf8_to_modified_utf8(std::string_view s) {
 }
 
 int compare_as_java_strings(std::string_view a, std::string_view b) {
-  // Each UTF-16 code unit is encoded on its own (surrogates too), so decoding unit by unit
-  // and comparing gives String.compareTo's order; a byte comparison would misplace NUL (C0 80).
+  // Where the texts first differ in two ASCII bytes, or one ends, both are at the start of a
+  // unit (the bytes before are the same), and the bytes decide: most names take this path.
+  size_t common = std::min(a.size(), b.size());
+  size_t at = 0;
+  while (at < common && a[at] == b[at]) ++at;
+  if (at == common) return a.size() == b.size() ? 0 : (a.size() < b.size() ? -1 : 1);
+  auto ua = static_cast<uint8_t>(a[at]), ub = static_cast<uint8_t>(b[at]);
+  if (ua < 0x80 && ub < 0x80 && ua != 0 && ub != 0) return ua < ub ? -1 : 1;
+  // Otherwise decode. Each UTF-16 code unit is encoded on its own (surrogates too), so comparing
+  // unit by unit gives String.compareTo's order; a byte comparison would misplace NUL (C0 80).
   size_t i = 0, j = 0;
   while (i < a.size() && j < b.size()) {
     uint32_t x = decode_unit(a, i), y = decode_unit(b, j);

@@ -185,17 +185,21 @@ Result<std::vector<uint8_t>> serial_version_input(const ClassFile& cf) {
   return out.take();
 }
 
-Result<int64_t> default_serial_version_uid(const ClassFile& cf) {
-  auto input = serial_version_input(cf);
-  if (!input) return input.error();
+int64_t serial_version_uid_of(std::span<const uint8_t> input) {
   sha1_ctx sha;
   sha1_init(&sha);
-  sha1_update(&sha, input->size(), input->data());
+  sha1_update(&sha, input.size(), input.data());
   uint8_t digest[SHA1_DIGEST_SIZE];
   sha1_digest(&sha, SHA1_DIGEST_SIZE, digest);
   uint64_t hash = 0;
   for (int i = 7; i >= 0; --i) hash = hash << 8 | digest[i];  // the first eight, little-endian
   return static_cast<int64_t>(hash);
+}
+
+Result<int64_t> default_serial_version_uid(const ClassFile& cf) {
+  auto input = serial_version_input(cf);
+  if (!input) return input.error();
+  return serial_version_uid_of(*input);
 }
 
 bool declares_serial_version_uid(const ClassFile& cf) {

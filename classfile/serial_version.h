@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <vector>
 
 #include "classfile/class_file.h"
@@ -18,6 +19,10 @@ namespace duplex {
 // The bytes the hash is taken over, as ObjectStreamClass writes them. Two classes with the same
 // bytes get the same default serialVersionUID. Fails on a pool index that does not resolve.
 Result<std::vector<uint8_t>> serial_version_input(const ClassFile& cf);
+
+// The serialVersionUID of a class whose serial_version_input is `input`: the first eight bytes of
+// its SHA-1, little-endian.
+int64_t serial_version_uid_of(std::span<const uint8_t> input);
 
 // The default serialVersionUID of `cf` (whether or not it is Serializable, which only its
 // class hierarchy tells).

@@ -248,6 +248,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     result.notes.push_back("the duplex runtime is never instrumented");
     return result;
   }
+  // Taken before any edit: what the class's default serialVersionUID is computed from.
+  const SerialVersionBefore serial_before = note_serial_version(cf);
   TwinClassPlan twin_plan;  // RewriteOptions::lazy_twins
   twin_plan.original_fields = cf.fields.size();
   twin_plan.original_methods = cf.methods.size();
@@ -324,7 +326,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     if (auto s = place_twins_lazily(cf, twin_plan, added, options.class_index, result); !s)
       return s.error().in(result.class_name);
   }
-  auto serial_version = keep_serial_version(class_bytes, cf);
+  auto serial_version = keep_serial_version(serial_before, class_bytes, cf);
   if (!serial_version) return serial_version.error().in(result.class_name);
   result.serial_version_declared = *serial_version;
   auto bytes = cf.write();
