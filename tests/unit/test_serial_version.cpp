@@ -8,6 +8,7 @@
 #include <string>
 
 #include "classfile/class_file.h"
+#include "classfile/constant_pool.h"
 #include "classfile/serial_version.h"
 #include "test_support.h"
 
@@ -154,4 +155,17 @@ TEST_CASE("serialVersionUID: a class whose names do not resolve is an error valu
   auto broken = serial_version_input(*cf);
   REQUIRE_FALSE(broken.ok());
   CHECK(broken.error().message().find("name") != std::string::npos);
+}
+
+TEST_CASE("Java string order over modified UTF-8", "[classfile][serial]") {
+  CHECK(compare_as_java_strings("abc", "abd") < 0);
+  CHECK(compare_as_java_strings("ab", "abc") < 0);
+  CHECK(compare_as_java_strings("abc", "abc") == 0);
+  CHECK(compare_as_java_strings("Z", "a") < 0);
+  CHECK(compare_as_java_strings("z", "\xC3\xA9") < 0);  // 'z' < U+00E9
+  // NUL is C0 80 in modified UTF-8: after every ASCII byte, before U+0001 in Java's order.
+  CHECK(compare_as_java_strings("a\xC0\x80", "a\x01") < 0);
+  CHECK(compare_as_java_strings("a\x01", "a\xC0\x80") > 0);
+  // A surrogate (U+D800, of a supplementary character) sorts below U+FFFF, as in UTF-16.
+  CHECK(compare_as_java_strings("\xED\xA0\x80\xED\xB0\x80", "\xEF\xBF\xBF") < 0);
 }
