@@ -13,6 +13,7 @@
 #include <optional>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "classfile/archive.h"
 #include "classfile/class_index.h"
@@ -114,20 +115,34 @@ bool stored_under_its_name(std::string_view entry, std::string_view class_name) 
   return false;
 }
 
-// rewrite_class, with the twins kept in their class where it is not stored under its name.
+// The entry names of the jar or directory being rewritten.
+using EntryNames = std::unordered_set<std::string_view>;
+
+// Why the twin class of the class at `entry` cannot be written beside it, or nullopt.
+std::optional<std::string> twin_class_refused(std::string_view entry, const ClassRewrite& r,
+                                              bool entry_is_class_path, const EntryNames* names) {
+  if (entry_is_class_path && !stored_under_its_name(entry, r.class_name))
+    return "its entry is not at the path its name gives (a loader of its own may not find a "
+           "twin class beside it)";
+  if (names && names->contains(twin_entry_of(entry)))
+    return "the input holds a class of its twin class's name already";
+  return std::nullopt;
+}
+
+// rewrite_class, with the twins kept in their class where its twin class cannot be beside it.
 Result<ClassRewrite> rewrite_at(std::string_view entry, std::span<const uint8_t> bytes,
-                                const RewriteOptions& options, bool entry_is_class_path) {
+                                const RewriteOptions& options, bool entry_is_class_path,
+                                const EntryNames* names) {
   auto rewritten = duplex::rewrite_class(bytes, options);
-  if (!rewritten || rewritten->twin_class.empty() || !entry_is_class_path ||
-      stored_under_its_name(entry, rewritten->class_name))
-    return rewritten;
+  if (!rewritten || rewritten->twin_class.empty()) return rewritten;
+  std::optional<std::string> refused =
+      twin_class_refused(entry, *rewritten, entry_is_class_path, names);
+  if (!refused) return rewritten;
   RewriteOptions eager = options;
   eager.lazy_twins = false;
   auto kept = duplex::rewrite_class(bytes, eager);
   if (!kept) return kept;
-  const std::string why =
-      "its entry is not at the path its name gives (a loader of its own may "
-      "not find a twin class beside it)";
+  const std::string& why = *refused;
   kept->notes.push_back("lazy twins: " + std::string(entry) + ": " + why);
   kept->twins_kept[why] += rewritten->twins_moved;
   for (const auto& [reason, n] : rewritten->twins_kept) kept->twins_kept[reason] += n;
@@ -135,15 +150,15 @@ Result<ClassRewrite> rewrite_at(std::string_view entry, std::span<const uint8_t>
 }
 
 ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,
-                           const InstrumentOptions& options, bool deflate,
-                           bool entry_is_class_path = true) {
+                           const InstrumentOptions& options, bool deflate, bool entry_is_class_path,
+                           const EntryNames* names) {
   ClassOutcome out;
   if (!class_selected(dotted_name_of(entry), options)) {
     out.excluded = true;
     out.bytes = std::move(bytes);
     return out;
   }
-  auto rewritten = rewrite_at(entry, bytes, options.rewrite, entry_is_class_path);
+  auto rewritten = rewrite_at(entry, bytes, options.rewrite, entry_is_class_path, names);
   if (!rewritten) {
     if (rewritten.error().reason.find("already rewritten") != std::string::npos) {
       out.fatal = rewritten.error();
@@ -190,10 +205,11 @@ class ClassPool {
   static constexpr size_t kRunAheadPerThread = 32;
 
  public:
-  ClassPool(const std::string& jar, const std::vector<JarEntry>& entries,
+  ClassPool(const std::string& jar, const std::vector<JarEntry>& entries, const EntryNames& names,
             std::vector<size_t> classes, const InstrumentOptions& options, unsigned threads)
       : jar_(jar),
         entries_(entries),
+        names_(names),
         classes_(std::move(classes)),
         options_(options),
         slots_(classes_.size()),
@@ -246,7 +262,8 @@ class ClassPool {
       } else if (auto bytes = reader->read(reader->entries()[classes_[k]]); !bytes) {
         out.fatal = bytes.error();
       } else {
-        out = compute_class(e.name, std::move(bytes.value()), options_, e.method == kZipDeflated);
+        out = compute_class(e.name, std::move(bytes.value()), options_, e.method == kZipDeflated,
+                            true, &names_);
       }
       {
         std::lock_guard lock(mutex_);
@@ -266,6 +283,7 @@ class ClassPool {
 
   const std::string& jar_;
   const std::vector<JarEntry>& entries_;
+  const EntryNames& names_;
   const std::vector<size_t> classes_;  // indices into entries_
   const InstrumentOptions& options_;
   std::vector<std::optional<ClassOutcome>> slots_;
@@ -373,8 +391,10 @@ class PathInstrumenter {
   // Rewrites one class; on any failure but "already rewritten" the original bytes stay.
   // `entry`: the path under a directory, or a single class file's name (nothing to check).
   Result<ClassOutcome> rewrite_one(const std::string& where, std::string_view entry,
-                                   std::vector<uint8_t> bytes, bool entry_is_class_path = true) {
-    ClassOutcome out = compute_class(entry, std::move(bytes), options_, false, entry_is_class_path);
+                                   std::vector<uint8_t> bytes, bool entry_is_class_path,
+                                   const EntryNames* names) {
+    ClassOutcome out =
+        compute_class(entry, std::move(bytes), options_, false, entry_is_class_path, names);
     if (auto s = apply(where, out); !s) return s.error();
     return out;
   }
@@ -446,8 +466,8 @@ class PathInstrumenter {
     auto bytes = read_file(input);
     if (!bytes) return bytes.error();
     total_ = 1;
-    auto out =
-        rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()), false);
+    auto out = rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()),
+                           false, nullptr);
     if (!out) return out.error();
     return write_class_files(output, out.value());
   }
@@ -475,6 +495,7 @@ class PathInstrumenter {
 
   Status rewrite_tree(const std::string& input, const std::string& staging,
                       const std::vector<std::string>& files) {
+    EntryNames names(files.begin(), files.end());
     for (const std::string& rel : files) {
       std::string from = (fs::path(input) / rel).string();
       std::string to = (fs::path(staging) / rel).string();
@@ -482,7 +503,7 @@ class PathInstrumenter {
       if (is_class_entry(rel)) {
         auto bytes = read_file(from);
         if (!bytes) return bytes.error();
-        auto out = rewrite_one(from, rel, std::move(bytes.value()));
+        auto out = rewrite_one(from, rel, std::move(bytes.value()), true, &names);
         if (!out) return out.error();
         s = write_class_files(to, out.value());
       } else if (is_jar_name(rel)) {
@@ -526,12 +547,14 @@ class PathInstrumenter {
       signed_jar = signed_jar || is_signature_file(e.name);
       if (!e.is_directory && is_class_entry(e.name)) classes.push_back(i);
     }
+    EntryNames names;
+    for (const JarEntry& e : entries) names.insert(e.name);
     auto writer = JarWriter::create(output);
     if (!writer) return writer.error();
     // One job: everything on this thread, entry by entry (the same outcomes, in the same order).
     std::optional<ClassPool> pool;
     if (jobs_ > 1 && classes.size() > 1) {
-      pool.emplace(reader->path(), entries, classes, options_, jobs_);
+      pool.emplace(reader->path(), entries, names, classes, options_, jobs_);
     }
     size_t next_class = 0;
     for (size_t i = 0; i < entries.size(); ++i) {
@@ -547,8 +570,8 @@ class PathInstrumenter {
         } else if (auto bytes = reader->read(e); !bytes) {
           outcome.emplace().fatal = bytes.error();
         } else {
-          outcome =
-              compute_class(e.name, std::move(bytes.value()), options_, e.method == kZipDeflated);
+          outcome = compute_class(e.name, std::move(bytes.value()), options_,
+                                  e.method == kZipDeflated, true, &names);
         }
         ++next_class;
       }

@@ -147,6 +147,28 @@ unzip -Z1 "$tmp/elsewhere-out.jar" | grep -q DuplexTwins && fail "a twin class f
 grep -q "its entry is not at the path its name gives" "$tmp/elsewhere.log" ||
   fail "elsewhere.jar: no reason in the summary: $(cat "$tmp/elsewhere.log")"
 echo "ok a class stored under another path than its name's keeps its twins"
+# A class whose twin class's name is taken already (a nested class named DuplexTwins) keeps
+# its twins, and the user's class stays as it was, in a jar and in a directory.
+mkdir -p "$tmp/taken/src/t" "$tmp/taken/classes"
+cat >"$tmp/taken/src/t/Host.java" <<'J'
+package t;
+public class Host {
+  static class DuplexTwins { static String who() { return "the user's DuplexTwins"; } }
+  int run(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
+  public static void main(String[] a) { System.out.println(new Host().run(10) + " " + DuplexTwins.who()); }
+}
+J
+javac -d "$tmp/taken/classes" "$tmp/taken/src/t/Host.java"
+(cd "$tmp/taken" && jar --create --file taken.jar -C classes .)
+for shape in taken.jar classes; do
+  "$duplex" instrument "$tmp/taken/$shape" -o "$tmp/taken/out-$shape" >"$tmp/taken.log" 2>&1 ||
+    fail "$shape with a class named Host\$DuplexTwins: $(cat "$tmp/taken.log")"
+  grep -q "the input holds a class of its twin class's name already" "$tmp/taken.log" ||
+    fail "$shape: no reason in the summary: $(cat "$tmp/taken.log")"
+  out=$(java -Xverify:all -Dduplex.interval=1 -Xbootclasspath/a:"$runtime" -cp "$tmp/taken/out-$shape" t.Host)
+  [ "$out" = "45 the user's DuplexTwins" ] || fail "$shape: printed '$out'"
+done
+echo "ok a class whose twin class's name is taken keeps its twins (jar and directory)"
 
 # --- twins that stay in their classes: the summary says how to keep C2 from inlining them ---
 hint='twins kept in their class may be inlined .*dontinline,\*::\*\$duplex'
