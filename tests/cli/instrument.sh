@@ -148,12 +148,16 @@ grep -q "its entry is not at the path its name gives" "$tmp/elsewhere.log" ||
   fail "elsewhere.jar: no reason in the summary: $(cat "$tmp/elsewhere.log")"
 echo "ok a class stored under another path than its name's keeps its twins"
 # A class whose twin class's name is taken already (a nested class named DuplexTwins) keeps
-# its twins, and the user's class stays as it was, in a jar and in a directory.
+# its twins, and the user's class stays as it was, in a jar and in a directory; the runtime
+# reports that class's frames as its own, not as a twin class's host's (call-edge-stack).
 mkdir -p "$tmp/taken/src/t" "$tmp/taken/classes"
 cat >"$tmp/taken/src/t/Host.java" <<'J'
 package t;
 public class Host {
-  static class DuplexTwins { static String who() { return "the user's DuplexTwins"; } }
+  static int step(int i) { return i & 1; }
+  static class DuplexTwins {
+    static String who() { int s = 0; for (int i = 0; i < 4; i++) s += step(i); return "the user's DuplexTwins " + s; }
+  }
   int run(int n) { int s = 0; for (int i = 0; i < n; i++) s += i; return s; }
   public static void main(String[] a) { System.out.println(new Host().run(10) + " " + DuplexTwins.who()); }
 }
@@ -166,8 +170,13 @@ for shape in taken.jar classes; do
   grep -q "the input holds a class of its twin class's name already" "$tmp/taken.log" ||
     fail "$shape: no reason in the summary: $(cat "$tmp/taken.log")"
   out=$(java -Xverify:all -Dduplex.interval=1 -Xbootclasspath/a:"$runtime" -cp "$tmp/taken/out-$shape" t.Host)
-  [ "$out" = "45 the user's DuplexTwins" ] || fail "$shape: printed '$out'"
+  [ "$out" = "45 the user's DuplexTwins 2" ] || fail "$shape: printed '$out'"
 done
+"$duplex" instrument "$tmp/taken/taken.jar" -o "$tmp/taken/stack.jar" --profile call-edge-stack --quiet
+java -Dduplex.interval=1 -Dduplex.out="$tmp/taken/stack.xml" -Xbootclasspath/a:"$runtime" \
+  -cp "$tmp/taken/stack.jar" t.Host >/dev/null
+grep -q 'caller-class="t/Host$DuplexTwins" caller-method="who".*callee="t/Host.step(I)I" count="4"' \
+  "$tmp/taken/stack.xml" || fail "call-edge-stack: the user's Host\$DuplexTwins not its own caller: $(grep step "$tmp/taken/stack.xml")"
 echo "ok a class whose twin class's name is taken keeps its twins (jar and directory)"
 
 # --- twins that stay in their classes: the summary says how to keep C2 from inlining them ---

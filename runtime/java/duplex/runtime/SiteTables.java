@@ -43,7 +43,9 @@ final class SiteTables {
     @Override
     protected Class<?> computeValue(Class<?> type) {
       String name = type.getName();
-      if (!name.endsWith(TWIN_CLASS_SUFFIX)) return type;
+      // A twin class is synthetic: a class of the program that happens to bear the name (a
+      // nested class called DuplexTwins, whose host then keeps its twins) reports itself.
+      if (!name.endsWith(TWIN_CLASS_SUFFIX) || !type.isSynthetic()) return type;
       Class<?> host = nestHost(type);
       if (host != type) return host;
       // A twin class outside a nest (its host kept a version before 55): the host by name, from
