@@ -202,6 +202,11 @@ Result<int64_t> default_serial_version_uid(const ClassFile& cf) {
   return serial_version_uid_of(*input);
 }
 
+bool serial_version_is_fixed(const ClassFile& cf) {
+  auto super_name = cf.pool.class_name(cf.super_class);
+  return super_name && (*super_name == "java/lang/Record" || *super_name == "java/lang/Enum");
+}
+
 bool declares_serial_version_uid(const ClassFile& cf) {
   return std::any_of(cf.fields.begin(), cf.fields.end(),
                      [&](const Member& f) { return cf.member_name(f) == "serialVersionUID"; });

@@ -28,6 +28,10 @@ int64_t serial_version_uid_of(std::span<const uint8_t> input);
 // class hierarchy tells).
 Result<int64_t> default_serial_version_uid(const ClassFile& cf);
 
+// Whether serialization gives `cf` a serialVersionUID of 0 whatever its members: a record (unless
+// it declares one) and an enum (whose declared one is ignored), told by their superclass.
+bool serial_version_is_fixed(const ClassFile& cf);
+
 // Whether `cf` declares a field named serialVersionUID: serialization then reads that field
 // (when it is static and final) instead of computing the default.
 bool declares_serial_version_uid(const ClassFile& cf);

@@ -62,7 +62,9 @@ Status declare_serial_version(ClassFile& cf, int64_t value) {
 
 SerialVersionBefore note_serial_version(const ClassFile& cf) {
   SerialVersionBefore before;
-  before.declared = declares_serial_version_uid(cf);
+  // A record's or an enum's is 0 whatever the members, and a declared one would change a
+  // record's: treated as declared.
+  before.declared = declares_serial_version_uid(cf) || serial_version_is_fixed(cf);
   if (before.declared) return before;
   before.access = cf.access_flags;
   before.interfaces = cf.interfaces;

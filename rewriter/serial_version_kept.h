@@ -23,7 +23,9 @@ namespace duplex {
 // interfaces. Cheap, so that a rewrite that left all of them as they were and added only
 // members the value ignores (private ones) is told apart without hashing anything.
 struct SerialVersionBefore {
-  bool declared = false;  // the class declares a serialVersionUID: serialization reads that
+  // The class declares a serialVersionUID (serialization reads that), or is a record or an enum
+  // (serialization gives them 0, whatever their members).
+  bool declared = false;
   uint16_t access = 0;
   std::vector<uint16_t> interfaces;
   std::vector<std::array<uint16_t, 3>> fields, methods;  // access, name index, descriptor index
