@@ -18,9 +18,9 @@ namespace {
 // The java.lang.reflect.Modifier bits each part keeps.
 constexpr uint32_t kClassBits =
     access::kPublic | access::kFinal | access::kInterface | access::kAbstract;
-constexpr uint32_t kVolatile = 0x0040, kTransient = 0x0080;  // fields' meaning of the bits
 constexpr uint32_t kFieldBits = access::kPublic | access::kPrivate | access::kProtected |
-                                access::kStatic | access::kFinal | kVolatile | kTransient;
+                                access::kStatic | access::kFinal | access::kVolatile |
+                                access::kTransient;
 constexpr uint32_t kMethodBits = access::kPublic | access::kPrivate | access::kProtected |
                                  access::kStatic | access::kFinal | access::kSynchronized |
                                  access::kNative | access::kAbstract | access::kStrict;
@@ -118,7 +118,7 @@ void write_fields(std::vector<Signature> fields, DataOutput& out) {
   for (const Signature& f : fields) {
     uint32_t mods = f.flags & kFieldBits;
     bool private_static_or_transient =
-        (mods & access::kPrivate) != 0 && (mods & (access::kStatic | kTransient)) != 0;
+        (mods & access::kPrivate) != 0 && (mods & (access::kStatic | access::kTransient)) != 0;
     if (private_static_or_transient) continue;
     out.utf(f.name);
     out.int32(mods);

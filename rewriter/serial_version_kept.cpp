@@ -34,7 +34,7 @@ bool surely_unchanged(const SerialVersionBefore& before, const ClassFile& cf) {
   if (cf.access_flags != before.access || cf.interfaces != before.interfaces) return false;
   auto private_field_ignored = [](const Member& f) {
     return (f.access_flags & access::kPrivate) != 0 &&
-           (f.access_flags & (access::kStatic | 0x0080 /* transient */)) != 0;
+           (f.access_flags & (access::kStatic | access::kTransient)) != 0;
   };
   auto private_method_ignored = [&](const Member& m) {
     return (m.access_flags & access::kPrivate) != 0 && cf.member_name(m) != "<clinit>";

@@ -43,6 +43,9 @@ class SignatureClasses {
  public:
   explicit SignatureClasses(const ClassFile& cf) : own_(cf.name()) {
     for (const Member& m : cf.methods) {
+      // getDeclaredMethods() lists neither constructors nor the static initializer, so the
+      // types only those name are not resolved by it.
+      if (cf.member_name(m).starts_with('<')) continue;
       auto [params, result] = method_descriptor_types(cf.member_descriptor(m));
       for (std::string_view p : params) add(p);
       add(result);

@@ -353,10 +353,11 @@ TEST_CASE("lazy twins: a super call goes through a bridge; a protected field sta
 TEST_CASE("lazy twins: a bridge names no class the host's signatures do not",
           "[rewriter][lazy-twins]") {
   // fixtures.Unshown passes fixtures.base.Token to inherited protected members and gets one
-  // back from one, without naming Token in its own signatures. getDeclaredMethods() resolves
-  // every class a declared method names, so a bridge naming Token would throw
-  // NoClassDefFoundError where the original worked, in a program run without Token's library.
-  // (tests/rewriter/rewrite_fixtures.sh runs it: it prints the classes its signatures name.)
+  // back from one, without naming Token in its own methods' signatures (a constructor does).
+  // getDeclaredMethods() resolves every class a declared method names, so a bridge naming Token
+  // would throw NoClassDefFoundError where the original worked, in a program run without Token's
+  // library. (tests/rewriter/rewrite_fixtures.sh runs it: it prints the classes its signatures
+  // name.)
   auto bytes = test::fixture_class("fixtures/Unshown");
   REQUIRE_FALSE(bytes.empty());
   auto r = rewrite_class(bytes, options(true));
@@ -376,6 +377,8 @@ TEST_CASE("lazy twins: a bridge names no class the host's signatures do not",
     std::string_view name = host.member_name(m);
     std::string_view desc = host.member_descriptor(m);
     INFO(name << desc);
+    // The fixture's constructor takes a Token; getDeclaredMethods() does not list constructors.
+    if (name == "<init>") continue;
     CHECK(desc.find("fixtures/base/Token") == std::string_view::npos);
     if (name.starts_with("duplex$bridge$")) ++bridges;
   }
