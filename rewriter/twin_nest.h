@@ -80,9 +80,10 @@ struct TwinVerdict {
 // the twin class (rewriter/caller_sensitive.h: the look-ups, and the reflective accesses and
 // field updaters, which check access against their caller), or a bootstrap method other than the
 // JDK's that use the caller's lookup for access alone (a serializable lambda records its
-// capturing class); or a bridge that would return a class none of the host's method signatures
-// names, outside the JDK's `java/` packages (reflection over the host would have to resolve it,
-// and it may be an optional dependency).
+// capturing class); or a bridge that would return a class none of the host's methods'
+// signatures names (constructors do not count: getDeclaredMethods() lists none), outside the
+// JDK's `java/` packages (reflection over the host would have to resolve it, and it may be an
+// optional dependency).
 //
 // With a class index (`index`, holding the host's superclasses: see superclasses_unknown), the
 // rules are exact instead: only a member that may be protected in a superclass of another
