@@ -90,9 +90,9 @@ struct TwinVerdict {
 // package, the one thing a nestmate of the same package may not reach, needs a bridge (taking
 // the receiver as the owner's type) or, named with a superclass as owner or in a method handle,
 // keeps its twin; invokespecial, clone and finalize of another class, the caller-sensitive
-// calls and the bootstraps are as above. Without one, a protected static member named with a more distant
-// superclass as owner, or a protected instance member named with a subclass as owner, is not
-// caught, and such a twin fails with IllegalAccessError at its first sample.
+// calls and the bootstraps are as above. Without one, a protected static member named with a more
+// distant superclass as owner, or a protected instance member named with a subclass as owner, is
+// not caught, and such a twin fails with IllegalAccessError at its first sample.
 //
 // Without a nest (TwinAccess::kPackage) the host's own private members need bridges too, and a
 // twin stays that names one where a bridge cannot stand in (a private constructor, or a method
