@@ -16,7 +16,8 @@ failed=0
 
 # jar and what its classes need (the manifests name these relative to /usr/share/java).
 for spec in "bcprov" "xalan2 serializer.jar:xercesImpl.jar:xml-apis.jar" "js" "sunflow" "h2"; do
-  set -- $spec
+  # shellcheck disable=SC2086
+  set -- $spec  # the jar's name, then its dependencies
   jar=$share/$1.jar
   deps=""
   for d in $(echo "${2:-}" | tr ':' ' '); do deps="$deps:$share/$d"; done
