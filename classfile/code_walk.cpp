@@ -45,4 +45,22 @@ uint16_t instruction_pool_index(std::span<const uint8_t> insn) {
   }
 }
 
+std::optional<size_t> branch_target(std::span<const uint8_t> insn, size_t pc) {
+  int64_t offset = 0;
+  switch (opcode_info(insn[0]).shape) {
+    case OperandShape::kBranch:
+      offset = static_cast<int16_t>((insn[1] << 8) | insn[2]);
+      break;
+    case OperandShape::kBranchWide:
+      offset = static_cast<int32_t>((uint32_t{insn[1]} << 24) | (uint32_t{insn[2]} << 16) |
+                                    (uint32_t{insn[3]} << 8) | insn[4]);
+      break;
+    default:
+      return std::nullopt;
+  }
+  int64_t target = static_cast<int64_t>(pc) + offset;
+  if (target < 0) return std::nullopt;
+  return static_cast<size_t>(target);
+}
+
 }  // namespace duplex

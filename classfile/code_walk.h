@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <span>
 
 namespace duplex {
@@ -28,5 +29,9 @@ bool for_each_instruction(std::span<const uint8_t> code, F&& f) {
 // The pool index an instruction names (ldc, ldc_w, ldc2_w, field and method instructions,
 // invokedynamic, new, anewarray, checkcast, instanceof, multianewarray), or 0.
 uint16_t instruction_pool_index(std::span<const uint8_t> insn);
+
+// The target offset of a branch instruction at `pc` (the if* family, goto, goto_w, jsr,
+// jsr_w), or nullopt for any other instruction or a target before the code's start.
+std::optional<size_t> branch_target(std::span<const uint8_t> insn, size_t pc);
 
 }  // namespace duplex

@@ -111,7 +111,9 @@ class TwinCheck {
     std::vector<std::pair<size_t, size_t>> loops;  // [target, branch] of each backward branch
     bool well_formed = for_each_instruction(code->code, [&](uint8_t opcode, auto insn) {
       if (!verdict.stays) verdict.stays = instruction_stays(opcode, insn, pc, verdict.bridges);
-      if (auto target = branch_target(opcode, insn, pc); target && *target <= pc)
+      // A backward branch closes a loop (jsr calls a subroutine, never a loop).
+      bool jump = opcode != op::kJsr && opcode != op::kJsrW;
+      if (auto target = branch_target(insn, pc); jump && target && *target <= pc)
         loops.emplace_back(*target, pc);
       pc += insn.size();
     });
@@ -165,23 +167,6 @@ class TwinCheck {
     };
     gather(host_.fields, plan.original_fields);
     gather(host_.methods, plan.original_methods);
-  }
-
-  // The target of a branch (if*, goto, goto_w), or nullopt.
-  static std::optional<size_t> branch_target(uint8_t opcode, std::span<const uint8_t> insn,
-                                             size_t pc) {
-    int64_t offset = 0;
-    if (is_conditional_branch(opcode) || opcode == op::kGoto) {
-      offset = static_cast<int16_t>((insn[1] << 8) | insn[2]);
-    } else if (opcode == op::kGotoW) {
-      offset = static_cast<int32_t>((uint32_t{insn[1]} << 24) | (uint32_t{insn[2]} << 16) |
-                                    (uint32_t{insn[3]} << 8) | insn[4]);
-    } else {
-      return std::nullopt;
-    }
-    int64_t target = static_cast<int64_t>(pc) + offset;
-    if (target < 0) return std::nullopt;
-    return static_cast<size_t>(target);
   }
 
   // Without a nest, a private field or static method of the host reached inside a loop of the

@@ -156,6 +156,22 @@ ClassRewrite rewritten(const std::string& name, const RewriteOptions& o) {
   return std::move(r.value());
 }
 
+// The build-time fixture class `name` (tests/java/fixtures), rewritten with `o`.
+ClassRewrite rewritten_fixture(const std::string& name, const RewriteOptions& o) {
+  auto bytes = test::fixture_class(name);
+  REQUIRE_FALSE(bytes.empty());
+  auto r = rewrite_class(bytes, o);
+  REQUIRE(r.ok());
+  return std::move(r.value());
+}
+
+// How many twins stayed in their class, for whatever reason.
+size_t twins_kept(const ClassRewrite& r) {
+  size_t kept = 0;
+  for (const auto& [why, n] : r.twins_kept) kept += n;
+  return kept;
+}
+
 // name+descriptor -> the Code attribute's bytes, for every method with code.
 std::map<std::string, std::vector<uint8_t>> codes(const ClassFile& cf) {
   std::map<std::string, std::vector<uint8_t>> out;
@@ -358,17 +374,14 @@ TEST_CASE("lazy twins: a bridge names no class the host's signatures do not",
   // would throw NoClassDefFoundError where the original worked, in a program run without Token's
   // library. (tests/rewriter/rewrite_fixtures.sh runs it: it prints the classes its signatures
   // name.)
-  auto bytes = test::fixture_class("fixtures/Unshown");
-  REQUIRE_FALSE(bytes.empty());
-  auto r = rewrite_class(bytes, options(true));
-  REQUIRE(r.ok());
+  auto r = rewritten_fixture("fixtures/Unshown", options(true));
   // weighAll: bridges for `last = t` and `super.weigh(t)` take the Token as an Object.
   // makeAll: `super.make(i)` would need a bridge returning a Token, for which no cast fits
   // after the call in the twin: its twin stays.
-  CHECK(has_note(*r, "makeAll$duplex"));
-  CHECK(has_note(*r, "a bridge returning fixtures/base/Token"));
-  ClassFile host = parsed(r->bytes);
-  ClassFile twins = parsed(r->twin_class);
+  CHECK(has_note(r, "makeAll$duplex"));
+  CHECK(has_note(r, "a bridge returning fixtures/base/Token"));
+  ClassFile host = parsed(r.bytes);
+  ClassFile twins = parsed(r.twin_class);
   CHECK(codes(twins).count("weighAll$duplex(Ljava/lang/Object;IIIILduplex/runtime/NotInlined;)I") ==
         1);
   CHECK(codes(host).count("makeAll$duplex(Ljava/lang/Object;IIIILjava/lang/Object;)I") == 1);
@@ -508,23 +521,19 @@ TEST_CASE("lazy twins: a class that sets a final field outside its initializer k
           "[rewriter][lazy-twins]") {
   // ScalaModule (version 52, generated as scalac 2.11 compiles an `object`) sets its static
   // final MODULE$ in <init>: at version 53 and later HotSpot throws IllegalAccessError there.
-  auto bytes = test::fixture_class("fixtures/ScalaModule");
-  REQUIRE_FALSE(bytes.empty());
   RewriteOptions raise = options(true);
   REQUIRE(raise.lazy_twins_raise_version);
-  auto r = rewrite_class(bytes, raise);
-  REQUIRE(r.ok());
-  CHECK(
-      has_note(*r, "cannot be raised to 55: <init>()V has a write to a final field of its class"));
-  CHECK(has_note(*r, "it keeps its version"));
-  CHECK(parsed(r->bytes).major_version == 52);
+  auto r = rewritten_fixture("fixtures/ScalaModule", raise);
+  CHECK(has_note(r, "cannot be raised to 55: <init>()V has a write to a final field of its class"));
+  CHECK(has_note(r, "it keeps its version"));
+  CHECK(parsed(r.bytes).major_version == 52);
   // Its twins leave all the same, to a twin class outside any nest. initTotal's twin writes the
   // static final TOTAL, which only the class may: through a bridge.
-  REQUIRE_FALSE(r->twin_class.empty());
-  CHECK(parsed(r->twin_class).major_version == 52);
-  ClassFile host = parsed(r->bytes);
+  REQUIRE_FALSE(r.twin_class.empty());
+  CHECK(parsed(r.twin_class).major_version == 52);
+  ClassFile host = parsed(r.bytes);
   CHECK(host.find_attribute(host.attributes, "NestMembers") == nullptr);
-  CHECK(r->twins_moved == 2);  // initTotal and main (sum has no events)
+  CHECK(r.twins_moved == 2);  // initTotal and main (sum has no events)
   CHECK(bridges_taking(host, "(I)V") == 1);
 }
 
@@ -610,9 +619,7 @@ TEST_CASE(
   CHECK(has_note(*old, "build$duplex"));
   CHECK(has_note(*old, "lambdas$duplex"));
   CHECK(has_note(*old, "a bridge cannot stand in"));
-  size_t kept = 0;
-  for (const auto& [why, n] : old->twins_kept) kept += n;
-  CHECK(kept == 4);  // make, build, lambdas, walk
+  CHECK(twins_kept(*old) == 4);  // make, build, lambdas, walk
   CHECK(flags_of(host, "hidden") == access::kPrivate);
   CHECK(flags_of(host, "shared") == (access::kPrivate | access::kStatic));
 
@@ -632,25 +639,20 @@ TEST_CASE("lazy twins: a twin that makes a reflective access checked against its
   // and AtomicIntegerFieldUpdater.newUpdater. The JDK checks each against the calling class,
   // which a twin class is not (tests/rewriter/rewrite_fixtures.sh runs it at interval 1: moved,
   // every one threw IllegalAccessException).
-  auto bytes = test::fixture_class("fixtures/ReflectiveAccess");
-  REQUIRE_FALSE(bytes.empty());
   for (bool raise : {false, true}) {
     INFO("raised to a nest: " << raise);
     RewriteOptions o = options(true);
     o.lazy_twins_raise_version = raise;
-    auto r = rewrite_class(bytes, o);
-    REQUIRE(r.ok());
+    auto r = rewritten_fixture("fixtures/ReflectiveAccess", o);
     for (const char* why : {"java/lang/reflect/Method.invoke", "java/lang/reflect/Field.",
                             "java/lang/reflect/Constructor.newInstance",
                             "java/util/concurrent/atomic/AtomicIntegerFieldUpdater.newUpdater"}) {
       INFO(why);
-      CHECK(has_note(*r, std::string("a call of ") + why));
+      CHECK(has_note(r, std::string("a call of ") + why));
     }
-    size_t kept = 0;
-    for (const auto& [why, n] : r->twins_kept) kept += n;
     // viaMethod, viaFields, viaUpdater, viaConstructor; outside a nest main's too, which calls
     // the private constructor.
-    CHECK(kept == (raise ? 4 : 5));
+    CHECK(twins_kept(r) == (raise ? 4 : 5));
   }
 }
 
@@ -685,11 +687,8 @@ TEST_CASE("lazy twins: a call site whose bootstrap may look at its caller class 
           "[rewriter][lazy-twins]") {
   // SerialLambda (version 61) makes serializable lambdas in a loop: altMetafactory records the
   // calling class as their capturing class, and reading one back calls its $deserializeLambda$.
-  auto bytes = test::fixture_class("fixtures/SerialLambda");
-  REQUIRE_FALSE(bytes.empty());
-  auto r = rewrite_class(bytes, options(true));
-  REQUIRE(r.ok());
-  CHECK(has_note(*r, "bootstrapped by java/lang/invoke/LambdaMetafactory.altMetafactory"));
+  auto r = rewritten_fixture("fixtures/SerialLambda", options(true));
+  CHECK(has_note(r, "bootstrapped by java/lang/invoke/LambdaMetafactory.altMetafactory"));
   // The plain lambdas of p/Priv (LambdaMetafactory.metafactory) leave with their twin.
   auto lambdas = rewritten("p/Priv", options(true));
   CHECK_FALSE(has_note(lambdas, "bootstrapped by"));
