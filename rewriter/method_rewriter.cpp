@@ -458,9 +458,12 @@ class MethodRewriter {
       TwinCode& twin = *built.code.twin;
       outcome_.report.twin_code_size = built.twin->code_length;
       outcome_.report.new_code_size += built.twin->code_length;
+      // A strictfp method's twin is strictfp too: its floating point must follow the same
+      // rules on a JVM that still tells them apart (class files of version 46-60).
+      const uint16_t strict = method_.access_flags & access::kStrict;
       outcome_.added =
-          AddedMethod{kTwinAccess, std::move(twin.name), std::move(twin.descriptor),
-                      std::move(built.twin->code_attribute),
+          AddedMethod{static_cast<uint16_t>(kTwinAccess | strict), std::move(twin.name),
+                      std::move(twin.descriptor), std::move(built.twin->code_attribute),
                       lines ? call_sites(twin.code, *built.twin, *lines) : std::vector<CallSite>{}};
     }
   }

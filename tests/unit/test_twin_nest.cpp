@@ -698,3 +698,22 @@ TEST_CASE("lazy twins: a call site whose bootstrap may look at its caller class 
   CHECK_FALSE(
       bootstrap_ignores_caller_class("org/codehaus/groovy/vmplugin/v7/IndyInterface", "bootstrap"));
 }
+
+TEST_CASE("a strictfp method's twin is strictfp, in the class or in its twin class",
+          "[rewriter][lazy-twins]") {
+  // Strict (version 52): harmonic and scaled are strictfp, lenient is not; each has a loop.
+  for (bool lazy : {false, true}) {
+    INFO("lazy twins: " << lazy);
+    auto r = rewritten_fixture("fixtures/Strict", options(lazy));
+    const ClassFile cf = parsed(lazy ? r.twin_class : r.bytes);
+    std::map<std::string, uint16_t> twin_flags;
+    for (const Member& m : cf.methods) {
+      const std::string name(cf.member_name(m));
+      if (name.ends_with("$duplex")) twin_flags[name] = m.access_flags;
+    }
+    REQUIRE(twin_flags.size() == 3);
+    CHECK((twin_flags["harmonic$duplex"] & access::kStrict) != 0);
+    CHECK((twin_flags["scaled$duplex"] & access::kStrict) != 0);
+    CHECK((twin_flags["lenient$duplex"] & access::kStrict) == 0);
+  }
+}
