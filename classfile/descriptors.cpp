@@ -13,18 +13,27 @@ std::string_view element_class(std::string_view name) {
   return !name.empty() && name[0] == '[' ? named_class(name) : name;
 }
 
+bool ParameterReader::next(std::string_view& type) {
+  if (at_ >= desc_.size() || desc_[at_] == ')') return false;
+  size_t start = at_;
+  size_t i = at_;
+  while (i < desc_.size() && desc_[i] == '[') ++i;
+  if (i < desc_.size() && desc_[i] == 'L') i = desc_.find(';', i);
+  if (i == std::string_view::npos || i >= desc_.size()) {
+    at_ = desc_.size();  // cut short: nothing more to read
+    return false;
+  }
+  type = desc_.substr(start, i + 1 - start);
+  at_ = i + 1;
+  return true;
+}
+
 std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(
     std::string_view desc) {
   std::vector<std::string_view> params;
-  size_t i = 1;
-  while (i < desc.size() && desc[i] != ')') {
-    size_t start = i;
-    while (i < desc.size() && desc[i] == '[') ++i;
-    if (i < desc.size() && desc[i] == 'L') i = desc.find(';', i);
-    if (i == std::string_view::npos || i >= desc.size()) break;
-    params.push_back(desc.substr(start, i + 1 - start));
-    ++i;
-  }
+  ParameterReader reader(desc);
+  for (std::string_view type; reader.next(type);) params.push_back(type);
+  size_t i = reader.position();
   bool closed = i < desc.size() && desc[i] == ')' && i + 1 < desc.size();
   return {params, closed ? desc.substr(i + 1) : std::string_view("V")};
 }

@@ -17,6 +17,24 @@ std::string_view named_class(std::string_view field_descriptor);
 // element class ("[[Lx/Y;" -> "x/Y"); empty for an array of primitives.
 std::string_view element_class(std::string_view class_entry_name);
 
+// A method descriptor's parameter types one at a time, with no allocation (the rewriter reads
+// one per instrumented call site):
+//   ParameterReader params(desc);
+//   for (std::string_view type; params.next(type);) ...
+class ParameterReader {
+ public:
+  explicit ParameterReader(std::string_view method_descriptor) : desc_(method_descriptor) {}
+  // The next parameter type into `type`; false after the last one, or where the descriptor
+  // is cut short.
+  bool next(std::string_view& type);
+  // Where reading stopped: the ')' after the last parameter, in a well-formed descriptor.
+  size_t position() const { return at_; }
+
+ private:
+  std::string_view desc_;
+  size_t at_ = 1;  // after '('
+};
+
 // The parameter types of a method descriptor ("(I[Lx/Y;)V" -> {"I", "[Lx/Y;"}), and its
 // result type ("V" when the descriptor has none).
 std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(

@@ -178,8 +178,8 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // many (at most kinds.size(): a longer list is cut, which a class the JVM accepts never has).
   static size_t argument_kinds(std::string_view d, std::array<char, 256>& kinds) {
     size_t n = 0;
-    for (std::string_view param : method_descriptor_types(d).first) {
-      if (n == kinds.size()) break;
+    ParameterReader params(d);
+    for (std::string_view param; n < kinds.size() && params.next(param);) {
       char c = param[0];  // never empty
       kinds[n++] = c == 'L' || c == '[' ? 'A' : c == 'J' || c == 'D' || c == 'F' ? c : 'I';
     }

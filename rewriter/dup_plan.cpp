@@ -133,9 +133,10 @@ bool likely_entered_from_outside(const MethodContext& method) {
   // Class initializers run from the JVM; synthetic methods (lambda bodies, bridges, accessors)
   // are called from generated or JDK code.
   if (method.method_name == "<clinit>" || (method.access_flags & access::kSynthetic)) return true;
-  const std::string signature = method.method_id();
+  // Compared as name + descriptor, without building the string for every method.
+  const std::string_view name = method.method_name;
   for (std::string_view s : kCalledByTheJdk) {
-    if (signature == s) return true;
+    if (s.starts_with(name) && s.substr(name.size()) == method.descriptor) return true;
   }
   return false;
 }

@@ -23,3 +23,28 @@ TEST_CASE("descriptors: the class a type names, and a method's types", "[descrip
   CHECK(cut == std::vector<std::string_view>{"I"});
   CHECK(cut_result == "V");
 }
+
+TEST_CASE("descriptors: parameter types read one at a time", "[descriptors]") {
+  auto read_all = [](std::string_view desc, size_t& stopped_at) {
+    std::vector<std::string_view> types;
+    ParameterReader reader(desc);
+    for (std::string_view type; reader.next(type);) types.push_back(type);
+    stopped_at = reader.position();
+    return types;
+  };
+  size_t at = 0;
+  CHECK(read_all("(I[Lx/Y;J[[D)V", at) == std::vector<std::string_view>{"I", "[Lx/Y;", "J", "[[D"});
+  CHECK(at == 12);  // the ')'
+  CHECK(read_all("()V", at).empty());
+  CHECK(at == 1);
+  // Cut short inside a class name or after an array's brackets: what was whole, then nothing.
+  CHECK(read_all("(ILx/Y", at) == std::vector<std::string_view>{"I"});
+  CHECK(at == 6);
+  CHECK(read_all("(J[[", at) == std::vector<std::string_view>{"J"});
+  CHECK(read_all("", at).empty());
+  // The same types as method_descriptor_types gives, for descriptors of every shape.
+  for (std::string_view desc : {"(Ljava/lang/String;IZ)Ljava/lang/Object;",
+                                "([B[[Ljava/lang/Object;)V", "(DFJSCB)I", "(I", "(L;)V"}) {
+    CHECK(read_all(desc, at) == method_descriptor_types(desc).first);
+  }
+}
