@@ -28,6 +28,15 @@ bool ParameterReader::next(std::string_view& type) {
   return true;
 }
 
+std::string_view return_type(std::string_view desc) {
+  ParameterReader reader(desc);
+  for (std::string_view type; reader.next(type);) {
+  }
+  size_t i = reader.position();
+  bool closed = i < desc.size() && desc[i] == ')' && i + 1 < desc.size();
+  return closed ? desc.substr(i + 1) : std::string_view();
+}
+
 std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(
     std::string_view desc) {
   std::vector<std::string_view> params;

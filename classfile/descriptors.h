@@ -35,6 +35,11 @@ class ParameterReader {
   size_t at_ = 1;  // after '('
 };
 
+// A method descriptor's return type ("(I[Lx/Y;)V" -> "V"), read after its parameters: a class
+// name may hold ')' (JVMS 4.2.2), so the first ')' need not end them. Empty when no ')'
+// follows the parameters or nothing follows the ')'.
+std::string_view return_type(std::string_view method_descriptor);
+
 // The parameter types of a method descriptor ("(I[Lx/Y;)V" -> {"I", "[Lx/Y;"}), and its
 // result type ("V" when the descriptor has none).
 std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(

@@ -23,6 +23,7 @@
 #include <utility>
 #include <vector>
 
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "classfile/scratch.h"
 #include "classfile/text_hash.h"
@@ -62,11 +63,7 @@ size_t field_type_length(std::string_view d, size_t pos) {
 
 int descriptor_slots(std::string_view d) {
   // Accept a whole method descriptor too: its return type is what lands on the stack.
-  if (!d.empty() && d[0] == '(') {
-    size_t close = d.find(')');
-    if (close == std::string_view::npos) return 0;
-    d = d.substr(close + 1);
-  }
+  if (!d.empty() && d[0] == '(') d = return_type(d);
   if (d.empty() || d[0] == 'V') return 0;
   return (d[0] == 'J' || d[0] == 'D') ? 2 : 1;
 }
@@ -1040,7 +1037,8 @@ Status Solver::step_invoke(const Insn& in, State& s) {
     name = ref->name;
     desc = ref->descriptor;
   }
-  int params = parameter_slots(desc);
+  size_t close = 0;
+  int params = parameter_slots(desc, close);
   if (params < 0) return error_at(cur_, "bad method descriptor '" + std::string(desc) + "'");
   if (Status st = pop(s, static_cast<size_t>(params)); !st) return st;
   if (op != op::kInvokestatic && op != op::kInvokedynamic) {
@@ -1050,7 +1048,7 @@ Status Solver::step_invoke(const Insn& in, State& s) {
       if (Status st = step_init(*receiver, s); !st) return st;
     }
   }
-  std::string_view ret = desc.substr(desc.find(')') + 1);
+  std::string_view ret = desc.substr(close + 1);
   if (ret == "V") return Ok{};
   auto t = descriptor_type(ret);
   if (!t) return t.error();

@@ -239,11 +239,9 @@ Result<Effect> variable_effect(const Insn& insn, size_t index, const ConstantPoo
     return get ? Effect{receiver, static_cast<int16_t>(slots)}
                : Effect{static_cast<int16_t>(receiver + slots), 0};
   }
-  int params = parameter_slots(desc);
-  size_t close = desc.rfind(')');
-  if (params < 0 || close == std::string_view::npos) {
-    return at_insn(insn, index, "bad method descriptor");
-  }
+  size_t close = 0;
+  int params = parameter_slots(desc, close);
+  if (params < 0) return at_insn(insn, index, "bad method descriptor");
   int receiver = (o == op::kInvokestatic || o == op::kInvokedynamic) ? 0 : 1;
   int ret = descriptor_slots(desc.substr(close + 1));
   return Effect{static_cast<int16_t>(params + receiver), static_cast<int16_t>(ret)};
@@ -290,18 +288,15 @@ uint32_t descriptor_index(const ConstantPool& pool, uint32_t index, uint8_t reso
 DescriptorSlots slots_of(std::string_view desc, uint8_t resolver) {
   DescriptorSlots d;
   d.resolver = resolver;
-  d.field = static_cast<uint8_t>(descriptor_slots(desc));
   size_t close = 0;
   int params = parameter_slots(desc, close);
   if (params >= 0) {
     d.is_method = true;
     d.params = static_cast<uint16_t>(params);
-    // The return type is what follows the last ')', as variable_effect reads it (a class
-    // name may hold a ')').
-    std::string_view ret = desc.substr(close + 1);
-    if (ret.find(')') != std::string_view::npos) ret = desc.substr(desc.rfind(')') + 1);
-    d.ret = static_cast<uint8_t>(descriptor_slots(ret));
+    d.ret = static_cast<uint8_t>(descriptor_slots(desc.substr(close + 1)));
   }
+  // What descriptor_slots reads: for a method descriptor, its return type (found above).
+  d.field = d.is_method ? d.ret : static_cast<uint8_t>(descriptor_slots(desc));
   return d;
 }
 

@@ -426,19 +426,19 @@ Status check_return_type(std::string_view ret) {
   return Ok{};
 }
 
-// Checks the whole descriptor and returns its parameter types.
+// Checks the whole descriptor and returns its parameter types. They are read type by type up
+// to the ')' after the last one: a class name may hold ')' (JVMS 4.2.2).
 Result<std::vector<ParsedType>> parse_parameters(std::string_view descriptor) {
   if (descriptor.empty() || descriptor[0] != '(') return Error::plain("does not start with '('");
-  size_t close = descriptor.find(')');
-  if (close == std::string_view::npos) return Error::plain("no ')'");
-  if (auto s = check_return_type(descriptor.substr(close + 1)); !s) return s.error();
-  std::string_view params = descriptor.substr(0, close);
   std::vector<ParsedType> out;
-  for (size_t pos = 1; pos < params.size();) {
-    auto t = parse_field_type(params, pos);
+  size_t pos = 1;
+  while (pos < descriptor.size() && descriptor[pos] != ')') {
+    auto t = parse_field_type(descriptor, pos);
     if (!t) return t.error();
     out.push_back(t.value());
   }
+  if (pos >= descriptor.size()) return Error::plain("no ')'");
+  if (auto s = check_return_type(descriptor.substr(pos + 1)); !s) return s.error();
   return out;
 }
 
@@ -493,20 +493,17 @@ bool quick_field_type(std::string_view desc, size_t& pos, ParsedType& t) {
 bool quick_parameters(std::string_view d, std::vector<ParsedType>& out) {
   out.clear();
   if (d.empty() || d[0] != '(') return false;
-  size_t close = d.find(')');
-  if (close == std::string_view::npos) return false;
-  std::string_view ret = d.substr(close + 1);
   ParsedType t;
-  if (ret != "V") {
-    size_t pos = 0;
-    if (!quick_field_type(ret, pos, t) || pos != ret.size()) return false;
-  }
-  std::string_view params = d.substr(0, close);
-  for (size_t pos = 1; pos < params.size();) {
-    if (!quick_field_type(params, pos, t)) return false;
+  size_t close = 1;
+  while (close < d.size() && d[close] != ')') {
+    if (!quick_field_type(d, close, t)) return false;
     out.push_back(t);
   }
-  return true;
+  if (close >= d.size()) return false;
+  std::string_view ret = d.substr(close + 1);
+  if (ret == "V") return true;
+  size_t pos = 0;
+  return quick_field_type(ret, pos, t) && pos == ret.size();
 }
 
 Result<VType> to_vtype(ConstantPool& pool, const ParsedType& t) {

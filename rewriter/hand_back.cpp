@@ -1,6 +1,7 @@
 #include "rewriter/hand_back.h"
 
 #include "classfile/attributes.h"
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/value_insns.h"
@@ -49,10 +50,10 @@ void long_to_kind(VTag kind, const HandBackCalls& calls, std::vector<Insn>& out)
 
 // The verification type of a method's return value, from its descriptor.
 Result<VType> return_vtype(ConstantPool& pool, std::string_view method_descriptor) {
-  auto close = method_descriptor.find(')');
-  if (close == std::string_view::npos) return Error::plain("bad method descriptor");
+  std::string_view ret = return_type(method_descriptor);
+  if (ret.empty()) return Error::plain("bad method descriptor");
   std::string as_parameter(1, '(');
-  as_parameter.append(method_descriptor.substr(close + 1)).append(")V");
+  as_parameter.append(ret).append(")V");
   auto frame = initial_frame(pool, "", "", as_parameter, access::kStatic);
   if (!frame) return frame.error();
   if (frame->locals.size() != 1) return Error::plain("bad return type");

@@ -4,6 +4,7 @@
 #include <optional>
 
 #include "classfile/class_file.h"
+#include "classfile/descriptors.h"
 #include "classfile/frames.h"
 #include "classfile/opcodes.h"
 #include "rewriter/runtime_api.h"
@@ -229,8 +230,8 @@ class OutlinePlanner {
   }
 
   Status build_descriptor() {
-    auto ret = m_.context.descriptor.find(')');
-    if (ret == std::string::npos) return Error::plain("bad method descriptor");
+    std::string_view ret = return_type(m_.context.descriptor);
+    if (ret.empty()) return Error::plain("bad method descriptor");
     std::string& d = layout_.twin_descriptor;
     d.assign("(");
     for (const OutlineParam& p : layout_.params) {
@@ -260,7 +261,7 @@ class OutlinePlanner {
     }
     d.append("I");
     if (layout_.cold_param) d.append(runtime_api::kColdParamDesc);
-    d.append(std::string_view(m_.context.descriptor).substr(ret));
+    d.append(")").append(ret);
     return Ok{};
   }
 

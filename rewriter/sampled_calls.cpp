@@ -1,5 +1,6 @@
 #include "rewriter/sampled_calls.h"
 
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 #include "rewriter/caller_sensitive.h"
 #include "rewriter/jdk_packages.h"
@@ -37,25 +38,23 @@ std::string sampled_twin_descriptor(std::string_view class_name, std::string_vie
   // The class's own type, as a twin declares it: java.lang.Object (rewriter/outline_layout.cpp,
   // shown_by_method).
   constexpr std::string_view kObject = "Ljava/lang/Object;";
-  std::string own = "L" + std::string(class_name) + ";";
+  std::string own;
+  own.append("L").append(class_name).append(";");
   std::string out = "(";
   if (!is_static) out.append(kObject);
-  size_t close = descriptor.find(')');
-  if (close == std::string_view::npos) return {};
-  for (size_t i = 1; i < close; ++i) {
-    char c = descriptor[i];
-    if (c == 'Z' || c == 'B' || c == 'S' || c == 'C') {
+  // Read type by type: a class name may hold ')' (JVMS 4.2.2), so the list ends where the
+  // reader finds it, not at the first ')'.
+  ParameterReader reader(descriptor);
+  for (std::string_view param; reader.next(param);) {
+    if (param.size() == 1 &&
+        (param[0] == 'Z' || param[0] == 'B' || param[0] == 'S' || param[0] == 'C')) {
       out += 'I';
       continue;
     }
-    size_t end = i;
-    while (end < close && descriptor[end] == '[') ++end;
-    if (end < close && descriptor[end] == 'L') end = descriptor.find(';', end);
-    if (end == std::string_view::npos || end >= close) return {};
-    std::string_view param = descriptor.substr(i, end - i + 1);
     out.append(param == own ? kObject : param);
-    i = end;
   }
+  size_t close = reader.position();
+  if (close + 1 >= descriptor.size() || descriptor[close] != ')') return {};
   out.append("I)").append(descriptor.substr(close + 1));
   return out;
 }

@@ -603,8 +603,9 @@ Status add_nest_member(ClassFile& host, uint16_t member_class) {
 // which also move, have none.)
 std::string descriptor_in_twin_class(const AddedMethod& twin) {
   const std::string_view cold = runtime_api::kColdParamDesc;
-  size_t end = twin.descriptor.rfind(')');
-  if (!twin.name.ends_with(kTwinSuffix) || end == std::string::npos || end < cold.size() ||
+  std::string_view ret = return_type(twin.descriptor);
+  size_t end = twin.descriptor.size() - ret.size() - 1;  // the ')' before the return type
+  if (!twin.name.ends_with(kTwinSuffix) || ret.empty() || end < cold.size() ||
       std::string_view(twin.descriptor).substr(end - cold.size(), cold.size()) != cold)
     return twin.descriptor;
   return twin.descriptor.substr(0, end - cold.size()) + runtime_api::kNotInlinedDesc +

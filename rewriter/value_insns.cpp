@@ -1,5 +1,6 @@
 #include "rewriter/value_insns.h"
 
+#include "classfile/descriptors.h"
 #include "classfile/opcodes.h"
 
 namespace duplex {
@@ -71,10 +72,8 @@ Insn push_int(int32_t v) {
 }
 
 std::optional<VTag> return_kind(std::string_view method_descriptor) {
-  auto close = method_descriptor.find(')');
-  char r = close == std::string_view::npos || close + 1 >= method_descriptor.size()
-               ? 'V'
-               : method_descriptor[close + 1];
+  std::string_view ret = return_type(method_descriptor);
+  char r = ret.empty() ? 'V' : ret[0];
   switch (r) {
     case 'V':
       return std::nullopt;

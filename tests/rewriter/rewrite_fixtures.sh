@@ -29,7 +29,11 @@ for mode in $modes; do
   out="$tmp/$mode"
   # shellcheck disable=SC2046
   set -- --mode $(echo "$mode" | tr ',' ' ')
-  "$duplex" instrument "$fixtures" -o "$out" "$@" --quiet
+  "$duplex" instrument "$fixtures" -o "$out" "$@" >"$tmp/summary.txt" 2>&1
+  # Every fixture is well formed: none may be left unchanged for an error.
+  if grep "left unchanged:" "$tmp/summary.txt"; then
+    echo "FAIL $mode: fixtures left unchanged"; failed=1; continue
+  fi
   if ! "$verify" --harness "$harness" --cp "$runtime" "$out" >"$tmp/verify.txt" 2>&1; then
     echo "FAIL $mode: rewritten fixtures do not verify:"; cat "$tmp/verify.txt"; failed=1; continue
   fi

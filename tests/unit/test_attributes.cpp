@@ -218,6 +218,15 @@ TEST_CASE("initial_frame follows JVMS 4.10.1.6", "[attributes]") {
     CHECK(again.value() == f.value());
     CHECK(pool.count() == count);
   }
+  SECTION("class names holding ')' (JVMS 4.2.2)") {
+    auto f = initial_frame(pool, "p/C", "m", "(JLp/Odd)V;[Lp/Odd)J;)Lp/Odd)V;", access::kStatic);
+    REQUIRE(f.ok());
+    REQUIRE(f->locals.size() == 3);
+    CHECK(f->locals[0] == kLong);
+    CHECK(cls(f->locals[1].data) == "p/Odd)V");
+    CHECK(cls(f->locals[2].data) == "[Lp/Odd)J;");
+    CHECK_FALSE(initial_frame(pool, "p/C", "m", "(Lp/Odd)V;)Q", access::kStatic).ok());
+  }
   SECTION("constructor: this is uninitialized") {
     auto f = initial_frame(pool, "p/C", "<init>", "(J)V", access::kPublic);
     REQUIRE(f.ok());

@@ -24,6 +24,21 @@ TEST_CASE("descriptors: the class a type names, and a method's types", "[descrip
   CHECK(cut_result == "V");
 }
 
+TEST_CASE("descriptors: the return type follows the parameters, not the first ')'",
+          "[descriptors]") {
+  CHECK(return_type("(I[Lx/Y;)J") == "J");
+  CHECK(return_type("()[Lx/Y;") == "[Lx/Y;");
+  // Class names may hold ')' (JVMS 4.2.2), in the parameters and in the return type.
+  CHECK(return_type("(JLp/Odd)V;)Lp/Odd)V;") == "Lp/Odd)V;");
+  CHECK(return_type("(Lp/Odd)J;)V") == "V");
+  CHECK(method_descriptor_types("(Lp/Odd)J;I)Lp/A)B;").second == "Lp/A)B;");
+  // Malformed: no ')' after the parameters, or nothing after it.
+  CHECK(return_type("(I").empty());
+  CHECK(return_type("(I)").empty());
+  CHECK(return_type("(Lp/Odd)J").empty());
+  CHECK(return_type("").empty());
+}
+
 TEST_CASE("descriptors: parameter types read one at a time", "[descriptors]") {
   auto read_all = [](std::string_view desc, size_t& stopped_at) {
     std::vector<std::string_view> types;

@@ -274,6 +274,14 @@ TEST_CASE("descriptor and parameter slots", "[frames]") {
   CHECK(parameter_slots("(I)") == -1);
   CHECK(parameter_slots("(I)VV") == -1);
   CHECK(parameter_slots("(I)Q") == -1);
+  // Class names may hold ')': the parameters end where their types do.
+  CHECK(descriptor_slots("(JLp/Odd)V;)Lp/Odd)V;") == 1);
+  CHECK(descriptor_slots("(Lp/Odd)J;)V") == 0);
+  CHECK(descriptor_slots("(Lp/Odd)V;)D") == 2);
+  size_t close = 0;
+  CHECK(parameter_slots("(JLp/Odd)V;)Lp/Odd)V;", close) == 3);
+  CHECK(close == 11);
+  CHECK(parameter_slots("(Lp/Odd)J;)V") == 1);
 }
 
 // ---- Hand-built methods ----

@@ -70,6 +70,11 @@ TEST_CASE("the sampled twin's signature widens narrow ints and leads with the re
   CHECK(sampled_twin_descriptor("p/C", "(I)J", true) == "(II)J");
   CHECK(sampled_twin_descriptor("p/C", "()[Z", true) == "(I)[Z");
   CHECK(sampled_twin_descriptor("p/C", "(Lp/D", true).empty());  // malformed: no twin
+  // A class name may hold ')': the parameters end where the types do, not at its first ')'.
+  CHECK(sampled_twin_descriptor("p/C)x", "(Lp/C)x;Lq)r;Z)Lp/C)x;", false) ==
+        "(Ljava/lang/Object;Ljava/lang/Object;Lq)r;II)Lp/C)x;");
+  CHECK(sampled_twin_descriptor("p/C", "(I", true).empty());   // no ')': no twin
+  CHECK(sampled_twin_descriptor("p/C", "(I)", true).empty());  // no result type: no twin
 }
 
 TEST_CASE("a small method sampled through its callers keeps its code and gains a twin",

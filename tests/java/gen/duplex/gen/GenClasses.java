@@ -11,17 +11,21 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.jar.JarEntry;
 import java.util.jar.JarOutputStream;
+import org.objectweb.asm.ClassReader;
 import org.objectweb.asm.ClassWriter;
 import org.objectweb.asm.Label;
 import org.objectweb.asm.MethodVisitor;
 import org.objectweb.asm.Opcodes;
+import org.objectweb.asm.commons.ClassRemapper;
+import org.objectweb.asm.commons.SimpleRemapper;
 
 /**
  * Build-time generator for class files javac cannot produce.
  *
  * <pre>
  *   GenClasses oldjsr   OUTDIR   fixtures/OldJsr.class (major 49) and fixtures/OldJsr46.class (46),
- *                                fixtures/ScalaModule.class (52: a final field set in <init>)
+ *                                fixtures/ScalaModule.class (52: a final field set in <init>);
+ *                                and renames javac's fixtures/OddV and OddJ (see parenNames())
  *   GenClasses selftest OUTDIR   inputs that prove the verification harness works (see selftest())
  * </pre>
  *
@@ -42,6 +46,7 @@ public final class GenClasses implements Opcodes {
                 write(out, "fixtures/OldJsr", oldJsr("fixtures/OldJsr", V1_5));
                 write(out, "fixtures/OldJsr46", oldJsr("fixtures/OldJsr46", V1_2));
                 write(out, "fixtures/ScalaModule", scalaModule("fixtures/ScalaModule"));
+                parenNames(out);
                 break;
             case "selftest":
                 selftest(out);
@@ -65,6 +70,25 @@ public final class GenClasses implements Opcodes {
     // static final TOTAL is set in a loop by a helper that <clinit> calls, as Clojure's `__init`
     // classes set their constants: only the class itself may write it, so a twin of the helper
     // in a twin class must write it through a bridge.
+
+    /**
+     * Renames the helper classes javac compiled beside fixtures.ParenNames to names holding ')'
+     * (legal since version 49, JVMS 4.2.2, and accepted by HotSpot; javac cannot write them),
+     * with every reference to them: a descriptor read up to its first ')' then finds the wrong
+     * return type ("(JLfixtures/Odd)V;)Lfixtures/Odd)V;" seems to return void).
+     */
+    static void parenNames(Path root) throws IOException {
+        Map<String, String> names =
+                Map.of("fixtures/OddV", "fixtures/Odd)V", "fixtures/OddJ", "fixtures/Odd)J");
+        SimpleRemapper remapper = new SimpleRemapper(names);
+        for (String name : new String[] {"fixtures/ParenNames", "fixtures/OddV", "fixtures/OddJ"}) {
+            Path p = root.resolve(name + ".class");
+            ClassWriter w = new ClassWriter(0);
+            new ClassReader(Files.readAllBytes(p)).accept(new ClassRemapper(w, remapper), 0);
+            Files.delete(p);
+            write(root, names.getOrDefault(name, name), w.toByteArray());
+        }
+    }
 
     static byte[] scalaModule(String name) {
         ClassWriter cw = new ClassWriter(ClassWriter.COMPUTE_FRAMES | ClassWriter.COMPUTE_MAXS);
