@@ -9,6 +9,7 @@ and 0 and compares its normalised output with the original program's. Prints a t
 if anything failed.
 
   check_programs.py [--quick] [--agent] [--programs h2,rhino] [--intervals 1,1000,0]
+                    [--profile call-edge-stack,field-access]
                     [--size small|large] [MODES...]
 
 MODES default to full partial nodup exhaustive checks auto; a MODE may carry `duplex instrument`
@@ -137,7 +138,9 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
         row = dict(program=name, mode=mode, ok=True, notes=[])
         # MODE[,OPTION...]: extra `duplex instrument` options, e.g. full,--caller-sampled-bytes,325
         base, *options = mode.split(",")
-        dest = benchlib.cache_dir() / "instrumented" / name / ("%s-both" % mode.replace(",", " "))
+        what = "both" if PROFILE == "call-edge,field-access" else PROFILE.replace(",", "+")
+        dest = benchlib.cache_dir() / "instrumented" / name / (
+            "%s-%s" % (mode.replace(",", " "), what))
         try:
             inst = [benchlib.instrument(j, dest, base, PROFILE, options) for j in w.app_jars]
         except RuntimeError as e:
@@ -191,6 +194,7 @@ def check_program(name: str, modes: list, intervals: list, out_dir: Path, size: 
 
 
 def main() -> int:
+    global PROFILE
     ap = argparse.ArgumentParser(description=__doc__,
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true")
@@ -200,8 +204,11 @@ def main() -> int:
                     help="input size (default small, since interval 1 records every event)")
     ap.add_argument("--agent", action="store_true",
                     help="run under the JVMTI agent instead of rewriting the jars")
+    ap.add_argument("--profile", default=PROFILE,
+                    help="instrumentations, comma-separated (default %s)" % PROFILE)
     ap.add_argument("modes", nargs="*")
     a = ap.parse_args()
+    PROFILE = a.profile
     for m in a.modes:
         if m.split(",")[0] not in ALL_MODES:
             ap.error("unknown mode %r (modes: %s)" % (m, " ".join(ALL_MODES)))

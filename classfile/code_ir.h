@@ -172,7 +172,11 @@ struct MethodContext {
 // LocalVariableTable name, descriptor or index), non-zero reserved operand bytes, or, from
 // version 51, a missing StackMapTable frame where the verifier needs one. Pool indices are
 // checked against ClassFile::parsed_pool_count(), so entries added since parsing never make
-// a bad index good.
-Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method);
+// a bad index good. Code written since parsing (a method an edit already replaced, which may
+// name the entries added with it) is read with CodeSource::kWritten: its indices are checked
+// against the pool as it is now.
+enum class CodeSource : uint8_t { kParsed, kWritten };
+Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method,
+                             CodeSource source = CodeSource::kParsed);
 
 }  // namespace duplex

@@ -656,7 +656,7 @@ void FastBuilder::relabel_uninitialized(Frame& frame) const {
 bool FastBuilder::run() {
   if (!decode_code_into(attr_, s_.code).ok()) return false;
   len_ = static_cast<uint32_t>(s_.code.code.size());
-  parsed_ = cf_.parsed_pool_count();
+  parsed_ = m_.pool_limit;
   ir_.max_stack = s_.code.max_stack;
   ir_.max_locals = s_.code.max_locals;
   s_.mark.assign(len_ + 1, 0);
@@ -882,17 +882,17 @@ bool FastBuilder::run_direct() {
 
 }  // namespace
 
-Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method) {
+Result<CodeIR> build_code_ir(ClassFile& cf, const Member& method, CodeSource source) {
   const Attribute* attr = cf.find_attribute(method.attributes, "Code");
   if (attr != nullptr) {
-    MethodRef m = MethodRef::of(cf, method);
+    MethodRef m = MethodRef::of(cf, method, source);
     CodeIR ir;
     Scratch& s = scratch();
     bool built = FastBuilder(cf, m, *attr, s, ir).run();
     if (s.mark.size() > kTrimAbove) trim(s);  // only after a huge method
     if (built) return ir;
   }
-  return build_code_ir_checked(cf, method);
+  return build_code_ir_checked(cf, method, source);
 }
 
 }  // namespace duplex

@@ -123,7 +123,7 @@ class Builder {
   Status check_pool_ref(const Insn& insn) const;
   [[gnu::cold]] Error pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allowed) const;
   const CpEntry* parsed_entry(uint32_t index) const {
-    return index < cf_.parsed_pool_count() ? cf_.pool.entry(index) : nullptr;
+    return index < m_.pool_limit ? cf_.pool.entry(index) : nullptr;
   }
   bool is_parsed_utf8(uint32_t index) const {
     const CpEntry* e = parsed_entry(index);
@@ -432,7 +432,7 @@ Status Builder::decode_instructions() {
   const uint8_t* code = code_.code.data();
   const uint32_t* allowed = kAllowedTags.for_major(m_.major_version);
   const uint32_t max_locals = code_.max_locals;
-  const uint32_t parsed = cf_.parsed_pool_count();
+  const uint32_t parsed = m_.pool_limit;
   const ConstantPool& pool = cf_.pool;
   for (uint32_t pos = 0; pos < len;) {
     starts[pos] = kStart;
@@ -575,8 +575,8 @@ Error Builder::pool_ref_error(const Insn& insn, const CpEntry* e, uint32_t allow
   int64_t at = insn.original_offset;
   std::string what = std::string(opcode_info(o).name) + " names pool #" + std::to_string(insn.a);
   if (e == nullptr) {
-    return Error::at_code(at, what + ", not an entry of the pool (count " +
-                                  std::to_string(cf_.parsed_pool_count()) + ")");
+    return Error::at_code(
+        at, what + ", not an entry of the pool (count " + std::to_string(m_.pool_limit) + ")");
   }
   if (!(allowed & tag_bit(e->tag))) {
     return Error::at_code(at,
@@ -871,8 +871,7 @@ Status Builder::decode_frames(const Attribute& a) {
   if (!initial) return initial.error();
   if (auto s = decode_stack_map_table_into(a.data, *initial.value(), t_.frames); !s) return s;
   for (const OffsetFrame& f : t_.frames) {
-    if (const VType* bad =
-            bad_frame_class(f.frame, cf_.pool, cf_.parsed_pool_count(), *initial.value())) {
+    if (const VType* bad = bad_frame_class(f.frame, cf_.pool, m_.pool_limit, *initial.value())) {
       return Error::at_code(f.offset, "StackMapTable frame names pool #" +
                                           std::to_string(bad->data) + ", not a Class entry");
     }
@@ -944,8 +943,8 @@ Result<CodeIR> Builder::run() {
 
 }  // namespace
 
-Result<CodeIR> build_code_ir_checked(ClassFile& cf, const Member& method) {
-  MethodRef m = MethodRef::of(cf, method);
+Result<CodeIR> build_code_ir_checked(ClassFile& cf, const Member& method, CodeSource source) {
+  MethodRef m = MethodRef::of(cf, method, source);
   auto fail = [&](Error e) {
     return std::move(e.in(m.class_name, std::string(m.method_name) + std::string(m.descriptor)));
   };

@@ -8,6 +8,7 @@
 
 namespace duplex {
 
-Result<CodeIR> build_code_ir_checked(ClassFile& cf, const Member& method);
+Result<CodeIR> build_code_ir_checked(ClassFile& cf, const Member& method,
+                                     CodeSource source = CodeSource::kParsed);
 
 }  // namespace duplex

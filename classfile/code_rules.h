@@ -105,11 +105,16 @@ struct MethodRef {
   std::string_view descriptor;
   uint16_t access_flags = 0;
   uint16_t major_version = 0;
+  // Pool indices the code may name are below this (build_code_ir's CodeSource).
+  uint32_t pool_limit = 0;
 
-  static MethodRef of(const ClassFile& cf, const Member& method) {
+  static MethodRef of(const ClassFile& cf, const Member& method, CodeSource source) {
     return MethodRef{cf.pool.class_name(cf.this_class).value_or("<unknown>"),
-                     cf.member_name(method), cf.member_descriptor(method), method.access_flags,
-                     cf.major_version};
+                     cf.member_name(method),
+                     cf.member_descriptor(method),
+                     method.access_flags,
+                     cf.major_version,
+                     source == CodeSource::kWritten ? cf.pool.count() : cf.parsed_pool_count()};
   }
 };
 

@@ -3,6 +3,7 @@
 // end.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -16,6 +17,10 @@ std::string_view named_class(std::string_view field_descriptor);
 // The class a CONSTANT_Class entry's name stands for: the name itself ("x/Y"), or an array's
 // element class ("[[Lx/Y;" -> "x/Y"); empty for an array of primitives.
 std::string_view element_class(std::string_view class_entry_name);
+
+// Length of the field type (JVMS 4.3.2) that starts at descriptor[pos], or 0 if there is none
+// (more than 255 array dimensions, an empty class name, no ';', or any other character).
+size_t field_type_length(std::string_view descriptor, size_t pos);
 
 // A method descriptor's parameter types one at a time, with no allocation (the rewriter reads
 // one per instrumented call site):

@@ -32,35 +32,6 @@ namespace duplex {
 
 // ---- Descriptors ----
 
-namespace {
-
-// Length of the field type that starts at d[pos], or 0 if there is none.
-size_t field_type_length(std::string_view d, size_t pos) {
-  size_t p = pos;
-  while (p < d.size() && d[p] == '[') ++p;
-  if (p >= d.size() || p - pos > 255) return 0;
-  switch (d[p]) {
-    case 'B':
-    case 'C':
-    case 'D':
-    case 'F':
-    case 'I':
-    case 'J':
-    case 'S':
-    case 'Z':
-      return p + 1 - pos;
-    case 'L': {
-      size_t end = d.find(';', p);
-      if (end == std::string_view::npos || end == p + 1) return 0;
-      return end + 1 - pos;
-    }
-    default:
-      return 0;
-  }
-}
-
-}  // namespace
-
 int descriptor_slots(std::string_view d) {
   // Accept a whole method descriptor too: its return type is what lands on the stack.
   if (!d.empty() && d[0] == '(') d = return_type(d);

@@ -7,6 +7,7 @@
 #include "classfile/opcodes.h"
 #include "classfile/scratch.h"
 #include "rewriter/instrumentation.h"
+#include "rewriter/key_text.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -40,7 +41,12 @@ class StackCallEdgeInstrumentation final : public Instrumentation {
 
  private:
   static std::string callee_key(const MethodView& m) {
-    return m.context.class_name + "." + m.context.method_name + m.context.descriptor;
+    std::string key;
+    append_key_text(key, m.context.class_name);
+    key.append(".");
+    append_key_text(key, m.context.method_name);
+    append_key_text(key, m.context.descriptor);
+    return key;
   }
 };
 
@@ -74,9 +80,16 @@ class CallEdgeInstrumentation final : public Instrumentation {
       key.reserve(c.class_name.size() + c.method_name.size() + c.descriptor.size() + 3 +
                   static_cast<size_t>(n) + ref->owner.size() + 1 + ref->name.size() +
                   ref->descriptor.size());
-      key.append(c.class_name).append("\t").append(c.method_name).append("\t");
-      key.append(c.descriptor).append("\t").append(numbers, static_cast<size_t>(n));
-      key.append(ref->owner).append(".").append(ref->name).append(ref->descriptor);
+      append_key_text(key, c.class_name);
+      key.append("\t");
+      append_key_text(key, c.method_name);
+      key.append("\t");
+      append_key_text(key, c.descriptor);
+      key.append("\t").append(numbers, static_cast<size_t>(n));
+      append_key_text(key, ref->owner);
+      key.append(".");
+      append_key_text(key, ref->name);
+      append_key_text(key, ref->descriptor);
       out.push_back({SiteKind::kInstruction, i, std::move(key)});
     }
   }
@@ -207,7 +220,11 @@ class FieldAccessInstrumentation final : public Instrumentation {
       if (!ref) continue;  // the IR builder already checked the operand; be safe anyway
       std::string key;
       key.reserve(ref->owner.size() + ref->name.size() + ref->descriptor.size() + 2);
-      key.append(ref->owner).append(".").append(ref->name).append(":").append(ref->descriptor);
+      append_key_text(key, ref->owner);
+      key.append(".");
+      append_key_text(key, ref->name);
+      key.append(":");
+      append_key_text(key, ref->descriptor);
       out.push_back({SiteKind::kInstruction, i, std::move(key)});
     }
   }

@@ -6,6 +6,7 @@
 #include "classfile/opcodes.h"
 #include "classfile/text_hash.h"
 #include "rewriter/jdk_packages.h"
+#include "rewriter/key_text.h"
 #include "rewriter/runtime_api.h"
 #include "rewriter/value_insns.h"
 
@@ -54,6 +55,7 @@ std::vector<std::string> parts_of(const std::string& text) {
 ClassCounters ClassCounters::for_class(const ClassFile& cf, std::string_view runtime_class) {
   ClassCounters c;
   c.class_name_ = cf.name();
+  c.class_key_ = key_text(c.class_name_);
   c.runtime_class_ = std::string(runtime_class);
   c.major_version_ = cf.major_version;
   // The counters are AtomicLongArrays, which run on java.lang, java.lang.invoke and
@@ -80,7 +82,7 @@ bool is_call_site(char kind) {
 
 ClassCounters::SiteKey ClassCounters::split_site_key(char kind, std::string_view key) const {
   // `class TAB method TAB descriptor TAB rest`: the context is `method TAB descriptor`.
-  const std::string_view cls = class_name_;
+  const std::string_view cls = class_key_;
   if (!is_call_site(kind) || key.size() <= cls.size() || key.substr(0, cls.size()) != cls ||
       key[cls.size()] != '\t') {
     return {};
@@ -212,7 +214,7 @@ Status ClassCounters::emit_virtual_site(ConstantPool& pool, std::string_view key
 }
 
 std::string ClassCounters::table() const {
-  return "duplex-counters 2\nclass " + class_name_ + "\n" + lines_;
+  return "duplex-counters 2\nclass " + class_key_ + "\n" + lines_;
 }
 
 namespace {

@@ -93,6 +93,7 @@ class ClassCounters {
 
   bool usable_ = false;
   std::string class_name_;
+  std::string class_key_;  // the name as keys write it (rewriter/key_text.h)
   std::string runtime_class_;
   uint16_t major_version_ = 0;
   // The slots' lines in slot order, each ended by '\n': the table's body as the runtime reads

@@ -254,6 +254,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   twin_plan.original_fields = cf.fields.size();
   twin_plan.original_methods = cf.methods.size();
   std::vector<MethodCalls> calls;
+  bool clinit_written = false;     // <clinit> was rewritten (site registration reads it again)
   std::vector<AddedMethod> added;  // appended after the loop: it holds references into methods
   std::set<std::string> twin_names;
   take_existing_twin_names(cf, twin_names);
@@ -294,6 +295,7 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     }
     if (outcome.report.applied != Transform::kUnchanged) {
       result.changed = true;
+      if (cf.member_name(m) == "<clinit>") clinit_written = true;
       if (!outcome.calls.empty())
         calls.push_back({outcome.report.method, std::move(outcome.calls)});
     }
@@ -316,7 +318,9 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (!calls.empty() && !options.register_sites_in_clinit) {
     result.site_tables = site_table_parts(result.class_name, calls, 0);
   } else if (!calls.empty()) {
-    if (auto s = add_site_registration(cf, calls, options.runtime_class, result.site_tables); !s) {
+    if (auto s = add_site_registration(cf, calls, options.runtime_class, clinit_written,
+                                       result.site_tables);
+        !s) {
       result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
                              s.error().message());
     }

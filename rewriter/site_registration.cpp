@@ -3,6 +3,7 @@
 #include "classfile/assembler.h"
 #include "classfile/code_ir.h"
 #include "classfile/opcodes.h"
+#include "rewriter/key_text.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -75,8 +76,9 @@ Status create_clinit(ClassFile& cf, std::vector<Insn> prefix) {
   return Ok{};
 }
 
-Status prepend_to_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix) {
-  auto ir = build_code_ir(cf, clinit);
+Status prepend_to_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix,
+                         CodeSource source) {
+  auto ir = build_code_ir(cf, clinit, source);
   if (!ir) return ir.error();
   ir->insns.insert(ir->insns.begin(), prefix.begin(), prefix.end());
   auto assembled = replace_code(cf, clinit, ir.value());
@@ -89,13 +91,16 @@ Status prepend_to_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix
 std::vector<std::string> site_table_parts(const std::string& class_name,
                                           const std::vector<MethodCalls>& methods,
                                           uint32_t clinit_shift) {
-  const std::string header = "duplex-sites 1\nclass " + class_name + "\n";
+  const std::string header = "duplex-sites 2\nclass " + key_text(class_name) + "\n";
   std::vector<std::string> parts;
   std::string current = header;
   for (const MethodCalls& m : methods) {
     bool is_clinit = m.method == std::string(kClinit) + kClinitDesc;
-    const std::string method_line =
-        "method " + m.method + (m.reported_as.empty() ? "" : " as " + m.reported_as) + "\n";
+    // Names as keys write them (no tab or line break), so a tab can part the twin's name
+    // from the original's: a name may hold " as ", as Kotlin's and Spock's test names do.
+    std::string method_line = "method " + key_text(m.method);
+    if (!m.reported_as.empty()) method_line.append("\t").append(key_text(m.reported_as));
+    method_line.append("\n");
     std::string block = method_line;
     for (const CallSite& c : m.calls) {
       uint32_t at = c.rewritten_offset + (is_clinit ? clinit_shift : 0);
@@ -115,7 +120,8 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
 }
 
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
-                             std::string_view runtime_class, std::vector<std::string>& parts_out) {
+                             std::string_view runtime_class, bool clinit_written,
+                             std::vector<std::string>& parts_out) {
   bool with_class = ldc_class_allowed(cf);
   // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
   // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
@@ -131,7 +137,10 @@ Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& meth
   if (!prefix) return prefix.error();
   Status s = Ok{};
   if (Member* clinit = find_clinit(cf)) {
-    s = prepend_to_clinit(cf, *clinit, std::move(prefix.value()));
+    // A rewritten <clinit> names the entries its rewrite added: read as the code as parsed,
+    // those would be out of the pool, and the registration lost.
+    s = prepend_to_clinit(cf, *clinit, std::move(prefix.value()),
+                          clinit_written ? CodeSource::kWritten : CodeSource::kParsed);
   } else {
     s = create_clinit(cf, std::move(prefix.value()));
   }

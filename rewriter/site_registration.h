@@ -26,8 +26,10 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
 // Adds the registration at the start of <clinit> (creating it if needed). `methods` must
 // hold the rewritten <clinit>'s calls, if it was rewritten, under "<clinit>()V". Fails (and
 // leaves the class as it was) if <clinit> cannot take the code.
-// `parts_out` receives the table parts registered.
+// `parts_out` receives the table parts registered. `clinit_written`: <clinit>'s code is the
+// rewriter's (it may name pool entries added since the class was parsed).
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
-                             std::string_view runtime_class, std::vector<std::string>& parts_out);
+                             std::string_view runtime_class, bool clinit_written,
+                             std::vector<std::string>& parts_out);
 
 }  // namespace duplex

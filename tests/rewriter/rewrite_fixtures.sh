@@ -121,6 +121,26 @@ for mode in $modes; do
     head -20 "$tmp/diff.txt"; failed=1
   fi
 done
+# ParenNames's names hold what keys and tables part their fields and lines with (a tab, a line
+# feed, " as ", ')' and ':'; fixtures/release8/ParenNames.java): profiles carry them whole, with
+# tab and line feed escaped (rewriter/key_text.h), and each part of a key where it belongs.
+# has_names FILE WHAT STRING...: each STRING (fixed text) is in FILE.
+has_names() {
+  file=$1 what=$2
+  shift 2
+  for s in "$@"; do
+    grep -qF -- "$s" "$file" || { echo "FAIL $what: no '$s' in the profile"; failed=1; return; }
+  done
+  echo "ok $what: odd names whole and in place"
+}
+if [ -f "$tmp/exhaustive-1.xml" ]; then
+  has_names "$tmp/exhaustive-1.xml" "exhaustive, ParenNames" \
+    'caller-method="tab\there\nand a new line" caller-descriptor="(Lfixtures/Odd)V;)Lfixtures/Odd)V;"' \
+    'caller-method="should work as expected (edge case)" caller-descriptor="(I)I"' \
+    'callee="fixtures/ParenNames.odd)V(name(J)J"' \
+    'owner="fixtures/Odd)J" name="co:unt" descriptor="J"' \
+    'callee="fixtures/OddW.weird (name)()J"'
+fi
 # same_as_full MODE INTERVAL WHY: MODE's profile at INTERVAL must equal full's, count for count
 # (when both ran).
 same_as_full() {
@@ -160,6 +180,13 @@ if echo " $modes " | grep -q ' full,--lazy-twins '; then
     diff -q "$tmp/original.txt" "$tmp/run.txt" >/dev/null || { echo "FAIL call-edge-stack $layout: output differs"; failed=1; }
     counts "$tmp/stack-$layout.xml" >"$tmp/stack-$layout.counts"
   done
+  # A twin's frames report as its method, whatever the method's name holds.
+  has_names "$tmp/stack-lazy.xml" "call-edge-stack, ParenNames" \
+    'caller-class="fixtures/ParenNames" caller-method="tab\there\nand a new line" caller-descriptor="(Lfixtures/Odd)V;)Lfixtures/Odd)V;"' \
+    'callee="fixtures/ParenNames.should work as expected (edge case)(I)I"'
+  if grep -q 'caller-method="[^"]*\$duplex"' "$tmp/stack-lazy.xml"; then
+    echo "FAIL call-edge-stack: a twin reported under its own name"; failed=1
+  fi
   if [ -s "$tmp/stack-eager.counts" ] && diff -u "$tmp/stack-eager.counts" "$tmp/stack-lazy.counts" >"$tmp/diff.txt"; then
     echo "ok call-edge-stack,--lazy-twins: interval-1 profile equals the eager layout's ($(wc -l <"$tmp/stack-lazy.counts") keys)"
   else

@@ -18,7 +18,7 @@ import org.w3c.dom.Element;
  *   <li>{@code foo} is an outlined callee: {@code foo$duplex} calls Duplex.callEdge, so the
  *       runtime must skip foo$duplex and foo to find the caller.
  *   <li>{@code bar} is an outlined caller: {@code bar$duplex} calls foo and callee; its site
- *       table line {@code method bar$duplex(II)I as bar(I)I} reports those edges under bar.
+ *       table line {@code method bar$duplex(II)I TAB bar(I)I} reports those edges under bar.
  *   <li>{@code baz$duplex} calls callee at a bci its table does not list: reported under baz,
  *       offset -1. {@code plain} is an ordinary caller (old-style method line).
  * </ul>
@@ -130,10 +130,10 @@ final class Outlined {
 
     // Rule b: the table maps the outlined caller's bcis and names the original method.
     Duplex.register(Outlined.class,
-        "duplex-sites 1\nclass duplextest/Outlined\n"
-            + "method bar$duplex(II)I as bar(I)I\ncall " + barFooBci + " 100 200\ncall "
+        "duplex-sites 2\nclass duplextest/Outlined\n"
+            + "method bar$duplex(II)I\tbar(I)I\ncall " + barFooBci + " 100 200\ncall "
             + barCalleeBci + " 101 -1\n"
-            + "method baz$duplex()V as baz()V\ncall 9999 1 1\n"
+            + "method baz$duplex()V\tbaz()V\ncall 9999 1 1\n"
             + "method plain(I)I\ncall " + plainBci + " 7 8\n");
     Duplex.reset();
     for (int i = 0; i < 3; i++) bar(i);

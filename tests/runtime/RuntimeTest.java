@@ -879,6 +879,8 @@ public final class RuntimeTest {
     CallSites.Unmapped.caller();
     int unmappedBci = CallSites.lastCallerBci;
 
+    // Version 1 tables (a class rewritten before 2026-11-28) are still read; Outlined.java
+    // registers version 2 ones.
     Duplex.register(CallSites.Mapped.class,
         "duplex-sites 1\nclass duplextest/CallSites$Mapped\nmethod caller()V\ncall " + mappedBci
             + " 777 4242\n");

@@ -15,6 +15,7 @@
 #include "classfile/attributes.h"
 #include "classfile/class_file.h"
 #include "classfile/code_ir.h"
+#include "classfile/code_ir_checked.h"
 #include "classfile/opcodes.h"
 
 namespace fs = std::filesystem;
@@ -442,6 +443,16 @@ TEST_CASE("build_code_ir checks references against the pool as parsed", "[code_i
   CHECK(cf->parsed_pool_count() == kPoolCount);
   check_rejected(build_code_ir(cf.value(), cf->methods[0]), 0,
                  "getstatic names pool #19, not an entry of the pool (count 17)");
+  // Code an edit wrote (CodeSource::kWritten) may name what the edit added, in both builders;
+  // beyond the pool it is still refused.
+  auto written = build_code_ir(cf.value(), cf->methods[0], CodeSource::kWritten);
+  REQUIRE(written.ok());
+  CHECK(written->insns.size() >= 3);
+  CHECK(build_code_ir_checked(cf.value(), cf->methods[0], CodeSource::kWritten).ok());
+  auto beyond = ClassFile::parse(class_with_code({0xb2, 0x00, 40, 0x57, 0xb1}));
+  REQUIRE(beyond.ok());
+  REQUIRE(beyond->pool.add_fieldref("T", "x", "I").ok());
+  CHECK_FALSE(build_code_ir(beyond.value(), beyond->methods[0], CodeSource::kWritten).ok());
 }
 
 TEST_CASE("build_code_ir rejects a Code attribute whose name is not a Utf8", "[code_ir]") {

@@ -165,13 +165,15 @@ final class CallSites {
     String hit = cache.get(cacheKey);
     if (hit != null) return hit;
     String result = declared;
-    int dot = declared.lastIndexOf('.', declared.indexOf('('));
-    int paren = declared.indexOf('(');
-    if (dot > 0 && paren > dot) {
+    // "owner.name(desc)", names as keys write them (KeyText): a class name holds no '.', a
+    // method name may hold '(' and ')'.
+    int dot = declared.indexOf('.');
+    int paren = dot > 0 ? KeyText.descriptorStart(declared, dot + 2) : -1;
+    if (paren > dot + 1) {
       String name = declared.substring(dot + 1, paren);
       String desc = declared.substring(paren);
-      Class<?> owner = implementor(receiver, name, desc);
-      if (owner != null) result = stableName(owner) + "." + name + desc;
+      Class<?> owner = implementor(receiver, KeyText.unescape(name), KeyText.unescape(desc));
+      if (owner != null) result = KeyText.escape(stableName(owner)) + "." + name + desc;
     }
     cache.put(cacheKey, result);
     return result;

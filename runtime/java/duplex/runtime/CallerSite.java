@@ -58,8 +58,9 @@ final class CallerSite {
   /** The mapping of this site through its class's site table, for the current epoch. */
   private Mapped remap() {
     int epoch = CallEdges.epoch(); // read before the table and the counters it maps to
-    String reportMethod = method;
-    String reportDescriptor = descriptor;
+    // Reported as keys write names (KeyText), as the rewriter's call-edge keys do.
+    String reportMethod = KeyText.escape(method);
+    String reportDescriptor = KeyText.escape(descriptor);
     int offset = bci;
     int line = frameLine;
     SiteTables.MethodSites ms = SiteTables.methodSites(type, className, method + descriptor);
@@ -80,7 +81,8 @@ final class CallerSite {
         }
       }
     }
-    Mapped m = new Mapped(epoch, className, reportMethod, reportDescriptor, offset, line);
+    Mapped m = new Mapped(
+        epoch, KeyText.escape(className), reportMethod, reportDescriptor, offset, line);
     mapped = m;
     return m;
   }

@@ -227,11 +227,12 @@ final class ProfileWriter {
 
   /**
    * Splits {@code owner.name:desc}. Internal class names contain no '.', so the first '.' ends
-   * the owner; the first ':' after it ends the name. A key that does not fit gives ("", key, "").
+   * the owner; the name ends at the first ':' after which one whole field type ends the key (a
+   * field name may hold ':'). A key that does not fit gives ("", key, "").
    */
   static String[] splitFieldKey(String key) {
     int dot = key.indexOf('.');
-    int colon = dot < 0 ? -1 : key.indexOf(':', dot + 1);
+    int colon = dot < 0 ? -1 : KeyText.fieldTypeAfterColon(key, dot + 2);
     if (dot <= 0 || colon < 0) return new String[] {"", key, ""};
     return new String[] {
         key.substring(0, dot), key.substring(dot + 1, colon), key.substring(colon + 1)};

@@ -18,7 +18,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * a table is parsed the first time a call edge needs it, and the result is cached.
  */
 final class SiteTables {
-  private static final String HEADER = "duplex-sites 1";
+  private static final String HEADER = "duplex-sites 2";
+  /** Version 1 (before 2026-11-28): names unescaped, " as " before an original's name. */
+  private static final String HEADER_1 = "duplex-sites 1";
 
   /** Tables registered with a Class (class files of version 49 and later). */
   private static final ClassValue<Table> BY_CLASS = new ClassValue<Table>() {
@@ -145,6 +147,7 @@ final class SiteTables {
 
   static void registerByName(String text) {
     String name = className(text);
+    if (name != null) name = KeyText.unescape(name); // kept by the name the JVM gives
     if (name == null) {
       Log.error("registerByName: site table without a 'class' line ignored");
       return;
@@ -173,10 +176,13 @@ final class SiteTables {
 
   /**
    * Every method's call sites, sorted by rewritten bci. An outlined method's line may name the
-   * method its edges are reported under: {@code method run$duplex(I)V as run()V}.
+   * method its edges are reported under: {@code method run$duplex(I)V TAB run()V}.
    */
   static final class MethodSites {
-    /** The original method of an outlined one ({@code as} on its method line), else null. */
+    /**
+     * The original method of an outlined one (after the tab on its method line), else null; as
+     * keys write it (KeyText), since it goes to the profile.
+     */
     String asMethod;
     String asDescriptor;
     int[] bcis = new int[4];
@@ -277,7 +283,9 @@ final class SiteTables {
 
     private static MethodSites parsePart(String text, Map<String, MethodSites> m, MethodSites cur) {
       String[] lines = text.split("\n");
-      if (lines.length == 0 || !lines[0].trim().equals(HEADER)) {
+      String header = lines.length == 0 ? "" : lines[0].trim();
+      boolean version1 = header.equals(HEADER_1);
+      if (!version1 && !header.equals(HEADER)) {
         Log.error(
             "site table with unsupported header ignored: " + (lines.length > 0 ? lines[0] : ""));
         return cur;
@@ -286,26 +294,32 @@ final class SiteTables {
         String line = lines[i];
         if (line.isEmpty() || line.startsWith("class ")) continue;
         if (line.startsWith("method ")) {
+          // "method NAME+DESC", or "method TWIN+DESC TAB ORIGINAL+DESC" for an outlined twin;
+          // names as keys write them (KeyText), kept by the names the JVM gives.
           String key = line.substring("method ".length());
           String as = null;
-          int space = key.indexOf(" as ");
-          if (space >= 0) { // method <outlined name+desc> as <original name+desc>
-            as = key.substring(space + " as ".length()).trim();
-            key = key.substring(0, space);
-            if (as.indexOf('(') <= 0) {
+          String separator = version1 ? " as " : "\t";
+          int split = key.indexOf(separator);
+          int asStart = -1;
+          if (split >= 0) {
+            as = key.substring(split + separator.length());
+            key = key.substring(0, split);
+            asStart = KeyText.descriptorStart(as, 1);
+            if (asStart <= 0) {
               Log.error("bad site table line ignored: " + line);
               cur = null;
               continue;
             }
           }
+          if (!version1) key = KeyText.unescape(key);
           cur = m.get(key);
           if (cur == null) {
             cur = new MethodSites();
             m.put(key, cur);
           }
           if (as != null) {
-            cur.asMethod = as.substring(0, as.indexOf('('));
-            cur.asDescriptor = as.substring(as.indexOf('('));
+            cur.asMethod = as.substring(0, asStart); // as keys write it: it goes to the profile
+            cur.asDescriptor = as.substring(asStart);
           }
         } else if (line.startsWith("call ") && cur != null) {
           String[] f = line.split(" ");
@@ -325,7 +339,7 @@ final class SiteTables {
   /** The internal name on the table's {@code class} line, or null. */
   private static String className(String text) {
     for (String line : text.split("\n")) {
-      if (line.startsWith("class ")) return line.substring("class ".length()).trim();
+      if (line.startsWith("class ")) return line.substring("class ".length());
     }
     return null;
   }

@@ -72,16 +72,25 @@ public final class GenClasses implements Opcodes {
     // in a twin class must write it through a bridge.
 
     /**
-     * Renames the helper classes javac compiled beside fixtures.ParenNames to names holding ')'
-     * (legal since version 49, JVMS 4.2.2, and accepted by HotSpot; javac cannot write them),
-     * with every reference to them: a descriptor read up to its first ')' then finds the wrong
-     * return type ("(JLfixtures/Odd)V;)Lfixtures/Odd)V;" seems to return void).
+     * Renames classes, methods and a field javac compiled for fixtures.ParenNames to names it
+     * cannot write (legal since version 49, JVMS 4.2.2, and accepted by HotSpot), with every
+     * reference to them: class names holding ')', method names holding spaces, " as ",
+     * parentheses, a tab and a line feed, a field name holding ':' (see ParenNames.java).
      */
     static void parenNames(Path root) throws IOException {
-        Map<String, String> names =
-                Map.of("fixtures/OddV", "fixtures/Odd)V", "fixtures/OddJ", "fixtures/Odd)J");
+        String odd = "Lfixtures/OddV;";
+        Map<String, String> names = Map.of(
+                "fixtures/OddV", "fixtures/Odd)V",
+                "fixtures/OddJ", "fixtures/Odd)J",
+                "fixtures/ParenNames.oddName1(I)I", "should work as expected (edge case)",
+                "fixtures/ParenNames.oddName2(" + odd + ")" + odd, "tab\there\nand a new line",
+                "fixtures/ParenNames.oddName3(J)J", "odd)V(name",
+                "fixtures/OddJ.count", "co:unt",
+                "fixtures/OddV.oddName4()J", "weird (name)",
+                "fixtures/OddW.oddName4()J", "weird (name)");
         SimpleRemapper remapper = new SimpleRemapper(names);
-        for (String name : new String[] {"fixtures/ParenNames", "fixtures/OddV", "fixtures/OddJ"}) {
+        for (String name :
+                new String[] {"fixtures/ParenNames", "fixtures/OddV", "fixtures/OddJ", "fixtures/OddW"}) {
             Path p = root.resolve(name + ".class");
             ClassWriter w = new ClassWriter(0);
             new ClassReader(Files.readAllBytes(p)).accept(new ClassRemapper(w, remapper), 0);
