@@ -135,10 +135,12 @@ std::string call_site_text(const CallEdge& edge) {
   return out;
 }
 
+// owner.name(desc) with the owner dotted: it ends at the first '.' (class names hold none;
+// a method name may hold '(').
 std::string callee_text(std::string_view callee) {
-  size_t paren = callee.find('(');
-  if (paren == std::string_view::npos) return dotted(callee);
-  return dotted(callee.substr(0, paren)) + std::string(callee.substr(paren));
+  size_t dot = callee.find('.');
+  if (dot == std::string_view::npos) return dotted(callee);
+  return dotted(callee.substr(0, dot)) + std::string(callee.substr(dot));
 }
 
 std::string field_text(const FieldAccess& field) {

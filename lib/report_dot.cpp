@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <map>
 
+#include "classfile/frames.h"
 #include "duplex/report_rows.h"
 
 namespace duplex::report {
@@ -32,10 +33,14 @@ std::string caller_id(const CallEdge& e) {
 }
 
 // fixtures.Switches.dense from fixtures/Switches.dense(I)I
+// The descriptor starts at the first '(' from which a whole method descriptor follows (a
+// method name may hold '('), else at the first '('.
 std::string node_label(std::string_view id) {
   std::string text = callee_text(id);
-  size_t paren = text.find('(');
-  return paren == std::string::npos ? text : text.substr(0, paren);
+  for (size_t p = text.find('('); p != std::string::npos; p = text.find('(', p + 1)) {
+    if (parameter_slots(std::string_view(text).substr(p)) >= 0) return text.substr(0, p);
+  }
+  return text.substr(0, text.find('('));
 }
 
 struct Arc {
