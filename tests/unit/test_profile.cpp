@@ -450,10 +450,11 @@ TEST_CASE("profile: reports in every format", "[profile]") {
   CHECK_THAT(dot, Catch::Contains("[label=\"a.b.Q.\\\"odd&'\t\\n\", tooltip="));
   CHECK_THAT(dot, Catch::EndsWith("}\n"));
   // A method name may hold '(': the label ends where a whole descriptor starts.
-  Profile parens = parse_ok(replaced(kExample, "a/b/Q.&quot;odd&amp;&apos;&#9;&#10;&#13;(V",
-                                     "a/b(c/Q.f (x)(I)V"));
+  Profile parens = parse_ok(
+      replaced(kExample, "a/b/Q.&quot;odd&amp;&apos;&#9;&#10;&#13;(V", "a/b(c/Q.f (x)(I)V"));
   std::string parens_dot = duplex::render_report(parens, o);
-  CHECK_THAT(parens_dot, Catch::Contains("[label=\"a.b(c.Q.f (x)\", tooltip=\"a.b(c.Q.f (x)(I)V\""));
+  CHECK_THAT(parens_dot,
+             Catch::Contains("[label=\"a.b(c.Q.f (x)\", tooltip=\"a.b(c.Q.f (x)(I)V\""));
 
   o.format = duplex::ReportFormat::kHtml;
   o.reference = &perfect;
