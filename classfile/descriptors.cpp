@@ -13,30 +13,6 @@ std::string_view element_class(std::string_view name) {
   return !name.empty() && name[0] == '[' ? named_class(name) : name;
 }
 
-size_t field_type_length(std::string_view d, size_t pos) {
-  size_t p = pos;
-  while (p < d.size() && d[p] == '[') ++p;
-  if (p >= d.size() || p - pos > 255) return 0;
-  switch (d[p]) {
-    case 'B':
-    case 'C':
-    case 'D':
-    case 'F':
-    case 'I':
-    case 'J':
-    case 'S':
-    case 'Z':
-      return p + 1 - pos;
-    case 'L': {
-      size_t end = d.find(';', p);
-      if (end == std::string_view::npos || end == p + 1) return 0;
-      return end + 1 - pos;
-    }
-    default:
-      return 0;
-  }
-}
-
 bool ParameterReader::next(std::string_view& type) {
   if (at_ >= desc_.size() || desc_[at_] == ')') return false;
   size_t start = at_;

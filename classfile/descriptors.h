@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -20,7 +21,22 @@ std::string_view element_class(std::string_view class_entry_name);
 
 // Length of the field type (JVMS 4.3.2) that starts at descriptor[pos], or 0 if there is none
 // (more than 255 array dimensions, an empty class name, no ';', or any other character).
-size_t field_type_length(std::string_view descriptor, size_t pos);
+// Inline: the frame and stack-depth walks read every parameter of every call with it.
+inline size_t field_type_length(std::string_view descriptor, size_t pos) {
+  // Bit (c - 'B') is set for the base types B C D F I J S Z.
+  constexpr uint32_t kBaseTypes = 1u << ('B' - 'B') | 1u << ('C' - 'B') | 1u << ('D' - 'B') |
+                                  1u << ('F' - 'B') | 1u << ('I' - 'B') | 1u << ('J' - 'B') |
+                                  1u << ('S' - 'B') | 1u << ('Z' - 'B');
+  size_t p = pos;
+  while (p < descriptor.size() && descriptor[p] == '[') ++p;
+  if (p >= descriptor.size() || p - pos > 255) return 0;
+  const uint32_t bit = static_cast<uint8_t>(descriptor[p]) - uint32_t{'B'};
+  if (bit < 32 && (kBaseTypes >> bit & 1u)) return p + 1 - pos;
+  if (descriptor[p] != 'L') return 0;
+  size_t end = descriptor.find(';', p);
+  if (end == std::string_view::npos || end == p + 1) return 0;
+  return end + 1 - pos;
+}
 
 // A method descriptor's parameter types one at a time, with no allocation (the rewriter reads
 // one per instrumented call site):
