@@ -295,7 +295,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
     }
     if (outcome.report.applied != Transform::kUnchanged) {
       result.changed = true;
-      if (cf.member_name(m) == "<clinit>") clinit_written = true;
+      if (cf.member_name(m) == "<clinit>" && cf.member_descriptor(m) == "()V")
+        clinit_written = true;
       if (!outcome.calls.empty())
         calls.push_back({outcome.report.method, std::move(outcome.calls)});
     }
