@@ -28,13 +28,17 @@ bool ParameterReader::next(std::string_view& type) {
   return true;
 }
 
+std::string_view ParameterReader::return_type() const {
+  bool closed = at_ < desc_.size() && desc_[at_] == ')' && at_ + 1 < desc_.size();
+  return closed ? desc_.substr(at_ + 1) : std::string_view();
+}
+
 std::string_view return_type(std::string_view desc) {
   ParameterReader reader(desc);
-  for (std::string_view type; reader.next(type);) {
+  std::string_view type;
+  while (reader.next(type)) {
   }
-  size_t i = reader.position();
-  bool closed = i < desc.size() && desc[i] == ')' && i + 1 < desc.size();
-  return closed ? desc.substr(i + 1) : std::string_view();
+  return reader.return_type();
 }
 
 std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_types(
@@ -42,9 +46,8 @@ std::pair<std::vector<std::string_view>, std::string_view> method_descriptor_typ
   std::vector<std::string_view> params;
   ParameterReader reader(desc);
   for (std::string_view type; reader.next(type);) params.push_back(type);
-  size_t i = reader.position();
-  bool closed = i < desc.size() && desc[i] == ')' && i + 1 < desc.size();
-  return {params, closed ? desc.substr(i + 1) : std::string_view("V")};
+  std::string_view result = reader.return_type();
+  return {params, result.empty() ? std::string_view("V") : result};
 }
 
 }  // namespace duplex

@@ -50,6 +50,9 @@ class ParameterReader {
   bool next(std::string_view& type);
   // Where reading stopped: the ')' after the last parameter, in a well-formed descriptor.
   size_t position() const { return at_; }
+  // Once next() has returned false: the return type after the ')', or empty when reading did
+  // not stop at a ')' or nothing follows it.
+  std::string_view return_type() const;
 
  private:
   std::string_view desc_;

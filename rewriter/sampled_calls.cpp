@@ -53,9 +53,9 @@ std::string sampled_twin_descriptor(std::string_view class_name, std::string_vie
     }
     out.append(param == own ? kObject : param);
   }
-  size_t close = reader.position();
-  if (close + 1 >= descriptor.size() || descriptor[close] != ')') return {};
-  out.append("I)").append(descriptor.substr(close + 1));
+  std::string_view result = reader.return_type();
+  if (result.empty()) return {};
+  out.append("I)").append(result);
   return out;
 }
 
