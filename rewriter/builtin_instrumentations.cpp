@@ -61,7 +61,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
 
   void select(const MethodView& m, std::vector<SitePoint>& out) const override {
     const auto& insns = m.code.insns;
-    const MethodContext& c = m.context;
+    const std::string caller = caller_text(m.context);
     LineTracker lines(m.code);
     for (uint32_t i = 0; i < insns.size(); ++i) {
       lines.pass(insns[i]);
@@ -77,15 +77,9 @@ class CallEdgeInstrumentation final : public Instrumentation {
       *end++ = '\t';
       auto n = end - numbers;
       std::string key;
-      key.reserve(c.class_name.size() + c.method_name.size() + c.descriptor.size() + 3 +
-                  static_cast<size_t>(n) + ref->owner.size() + 1 + ref->name.size() +
-                  ref->descriptor.size());
-      append_key_text(key, c.class_name);
-      key.append("\t");
-      append_key_text(key, c.method_name);
-      key.append("\t");
-      append_key_text(key, c.descriptor);
-      key.append("\t").append(numbers, static_cast<size_t>(n));
+      key.reserve(caller.size() + static_cast<size_t>(n) + ref->owner.size() + 1 +
+                  ref->name.size() + ref->descriptor.size());
+      key.append(caller).append(numbers, static_cast<size_t>(n));
       append_key_text(key, ref->owner);
       key.append(".");
       append_key_text(key, ref->name);
@@ -104,6 +98,18 @@ class CallEdgeInstrumentation final : public Instrumentation {
   }
 
  private:
+  // "class\tmethod\tdescriptor\t", escaped: the start of every key of the method's sites.
+  static std::string caller_text(const MethodContext& c) {
+    std::string text;
+    append_key_text(text, c.class_name);
+    text.append("\t");
+    append_key_text(text, c.method_name);
+    text.append("\t");
+    append_key_text(text, c.descriptor);
+    text.append("\t");
+    return text;
+  }
+
   // The source line of each instruction in turn (-1 where unknown), from the labels passed.
   class LineTracker {
    public:

@@ -1,10 +1,47 @@
 #include "rewriter/key_text.h"
 
+#include <cstdint>
+#include <cstring>
+
 namespace duplex {
 
 namespace {
 
-constexpr std::string_view kEscaped = "\\\t\n\r";
+// '\\', tab, line feed and carriage return.
+bool is_escaped(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u == '\\' || (u <= '\r' && (u == '\t' || u == '\n' || u == '\r'));
+}
+
+// Whether any of the eight bytes of `w` is below 14 or is '\\' (exact as a whole, though
+// not byte by byte: "Bit Twiddling Hacks", hasless and haszero).
+bool may_hold_escaped(uint64_t w) {
+  constexpr uint64_t kOnes = 0x0101010101010101u;
+  constexpr uint64_t kHighs = 0x8080808080808080u;
+  const uint64_t below = (w - kOnes * ('\r' + 1)) & ~w & kHighs;
+  const uint64_t x = w ^ (kOnes * '\\');
+  const uint64_t backslash = (x - kOnes) & ~x & kHighs;
+  return (below | backslash) != 0;
+}
+
+// Eight bytes at a time: names are tens of bytes and almost never hold one, and keys escape
+// several names per event site (find_first_of calls memchr once per character: a tenth of
+// the rewriter's instructions on h2, measured with callgrind).
+size_t first_escaped(std::string_view text) {
+  size_t i = 0;
+  for (; i + 8 <= text.size(); i += 8) {
+    uint64_t w;
+    std::memcpy(&w, text.data() + i, 8);
+    if (!may_hold_escaped(w)) continue;
+    for (size_t j = i; j < i + 8; ++j) {
+      if (is_escaped(text[j])) return j;
+    }
+  }
+  for (; i < text.size(); ++i) {
+    if (is_escaped(text[i])) return i;
+  }
+  return std::string_view::npos;
+}
 
 char escape_letter(char c) {
   switch (c) {
@@ -23,11 +60,11 @@ char escape_letter(char c) {
 
 void append_key_text(std::string& out, std::string_view text) {
   // Almost every name holds none of them: one scan, one append.
-  size_t at = text.find_first_of(kEscaped);
+  size_t at = first_escaped(text);
   while (at != std::string_view::npos) {
     out.append(text.substr(0, at)).append(1, '\\').append(1, escape_letter(text[at]));
     text.remove_prefix(at + 1);
-    at = text.find_first_of(kEscaped);
+    at = first_escaped(text);
   }
   out.append(text);
 }
