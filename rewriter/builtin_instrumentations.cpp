@@ -101,6 +101,7 @@ class CallEdgeInstrumentation final : public Instrumentation {
   // "class\tmethod\tdescriptor\t", escaped: the start of every key of the method's sites.
   static std::string caller_text(const MethodContext& c) {
     std::string text;
+    text.reserve(c.class_name.size() + c.method_name.size() + c.descriptor.size() + 3);
     append_key_text(text, c.class_name);
     text.append("\t");
     append_key_text(text, c.method_name);
