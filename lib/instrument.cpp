@@ -16,6 +16,7 @@
 #include <unordered_set>
 
 #include "classfile/archive.h"
+#include "classfile/class_file.h"
 #include "classfile/class_index.h"
 
 namespace duplex {
@@ -465,6 +466,11 @@ class PathInstrumenter {
   Status rewrite_class_file(const std::string& input, const std::string& output) {
     auto bytes = read_file(input);
     if (!bytes) return bytes.error();
+    // The file the user named must be a class file. (Inside a jar or a directory, an entry
+    // that is not one is copied as it is: the JVM meets it there just the same.)
+    if (bytes->empty()) return Error::plain(input + ": empty file, not a class file");
+    if (auto parsed = ClassFile::parse(*bytes); !parsed)
+      return Error::plain(input + ": " + parsed.error().message());
     total_ = 1;
     auto out = rewrite_one(input, fs::path(input).filename().string(), std::move(bytes.value()),
                            false, nullptr);

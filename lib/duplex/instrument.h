@@ -87,7 +87,9 @@ struct InstrumentSummary {
 
 // Rewrites a jar (including nested jars and multi-release entries), a directory tree or a
 // single .class file into `output` (the same kind). Fails, writing nothing, on an unreadable
-// input, an output that cannot be written, or a class that duplex already rewrote.
+// input, a single .class file that is not a class file, an output that cannot be written, or
+// a class that duplex already rewrote. (A jar's or directory's class that cannot be read or
+// rewritten is copied unchanged and listed in `failures`.)
 Result<InstrumentSummary> instrument_path(const std::string& input, const std::string& output,
                                           const InstrumentOptions& options);
 

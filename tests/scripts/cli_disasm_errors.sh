@@ -1,5 +1,6 @@
 #!/bin/sh
-# Error paths of `duplex disasm`: every bad input or command line must give the documented
+# Error paths of `duplex disasm` (and of `duplex instrument` on inputs that are not what their
+# names say): every bad input or command line must give the documented
 # exit status (1 bad input, 2 usage), exactly one line on stderr starting with "duplex: ",
 # nothing on stdout, and never a crash (a signal would show as status > 128).
 # Usage: cli_disasm_errors.sh PATH/TO/duplex
@@ -49,6 +50,21 @@ check "missing FILE" 2 "missing FILE" disasm
 check "two files" 2 "more than one FILE" disasm a.class b.class
 check "unknown command" 2 "unknown command 'frobnicate'" frobnicate
 check "no command" 2 "missing command"
+
+# `duplex instrument` on one class file that is not one fails and writes nothing (inside a jar
+# or a directory such an entry is copied as it is).
+check "instrument text file" 1 "text.class: class-file byte 0: not a class file" \
+  instrument "$tmp/text.class" -o "$tmp/out.class"
+check "instrument truncated class" 1 "truncated" instrument "$tmp/truncated.class" -o "$tmp/out.class"
+check "instrument empty file" 1 "empty file" instrument "$tmp/empty.class" -o "$tmp/out.class"
+check "instrument corrupt jar" 1 "corrupt.jar: " instrument "$tmp/corrupt.jar" -o "$tmp/out.jar"
+check "instrument missing file" 1 "missing.class: " instrument "$tmp/missing.class" -o "$tmp/out.class"
+for written in "$tmp/out.class" "$tmp/out.jar"; do
+  if [ -e "$written" ]; then
+    echo "FAIL instrument wrote $written for a bad input"
+    failures=$((failures + 1))
+  fi
+done
 
 # The help and version paths succeed and print to stdout only.
 for args in "--help" "help" "help disasm" "disasm --help" "--version"; do
