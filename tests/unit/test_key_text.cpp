@@ -28,6 +28,15 @@ TEST_CASE("key text: escapes found at every position of a long name", "[key_text
       CHECK(key_text(name) == plain.substr(0, at) + escaped + plain.substr(at));
     }
   }
+  for (size_t length = 0; length <= 20; ++length) {  // words, the overlapping tail, short names
+    const std::string name(length, 'x');
+    CHECK(key_text(name) == name);
+    for (size_t at = 0; at < length; ++at) {
+      std::string with = name;
+      with[at] = '\\';
+      CHECK(key_text(with) == name.substr(0, at) + "\\\\" + name.substr(at + 1));
+    }
+  }
   const std::string odd = std::string("a\x01\x0b\x0c\x0e b\xc3\xa9\xff", 11) + "]^[" +
                           std::string(1, '\0') + "12345678";
   CHECK(key_text(odd) == odd);
