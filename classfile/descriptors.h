@@ -38,6 +38,20 @@ inline size_t field_type_length(std::string_view descriptor, size_t pos) {
   return end + 1 - pos;
 }
 
+// Whether `text` is one whole method descriptor (JVMS 4.3.3): '(' field types ')' and a field
+// type or V that ends it.
+bool is_method_descriptor(std::string_view text);
+
+// Where a name ends in "name:descriptor" (a member's signature, a field key's "name:type"):
+// the first ':' at or after `from` after which the rest is one whole field type, or with
+// `methods` one whole method descriptor too. Names may hold ':' and '(' (JVMS 4.2.2), so the
+// first ':' need not be it. npos if there is none.
+size_t descriptor_colon(std::string_view text, size_t from, bool methods);
+
+// Where the descriptor starts in "name(params)result": the first '(' at or after `from` from
+// which the rest is one whole method descriptor. npos if there is none.
+size_t method_descriptor_start(std::string_view text, size_t from = 0);
+
 // A method descriptor's parameter types one at a time, with no allocation (the rewriter reads
 // one per instrumented call site):
 //   ParameterReader params(desc);

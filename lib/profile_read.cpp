@@ -156,20 +156,12 @@ Status read_edges(const Checker& c, const XMLElement* section, std::vector<CallE
   return check_total(c, section, "total", total);
 }
 
-// The first ':' at or after `from` after which one whole field type ends `key` (a field name
-// may hold ':'), or npos.
-size_t colon_before_field_type(std::string_view key, size_t from) {
-  for (size_t c = key.find(':', from); c != std::string_view::npos; c = key.find(':', c + 1)) {
-    if (c + 1 < key.size() && field_type_length(key, c + 1) == key.size() - c - 1) return c;
-  }
-  return std::string_view::npos;
-}
-
 // owner.name:desc split at the first '.' and at the ':' before the field type, as the runtime
 // does.
 void split_field_key(FieldAccess& f) {
   size_t dot = f.key.find('.');
-  size_t colon = dot == std::string::npos ? dot : colon_before_field_type(f.key, dot + 2);
+  size_t colon =
+      dot == std::string::npos ? dot : descriptor_colon(f.key, dot + 2, /*methods=*/false);
   if (dot == 0 || dot == std::string::npos || colon == std::string::npos) {
     f.owner.clear(), f.name = f.key, f.descriptor.clear();
     return;

@@ -4,7 +4,7 @@
 #include <cstdio>
 #include <map>
 
-#include "classfile/frames.h"
+#include "classfile/descriptors.h"
 #include "duplex/report_rows.h"
 
 namespace duplex::report {
@@ -37,10 +37,8 @@ std::string caller_id(const CallEdge& e) {
 // method name may hold '('), else at the first '('.
 std::string node_label(std::string_view id) {
   std::string text = callee_text(id);
-  for (size_t p = text.find('('); p != std::string::npos; p = text.find('(', p + 1)) {
-    if (parameter_slots(std::string_view(text).substr(p)) >= 0) return text.substr(0, p);
-  }
-  return text.substr(0, text.find('('));
+  size_t start = method_descriptor_start(text);
+  return text.substr(0, start != std::string::npos ? start : text.find('('));
 }
 
 struct Arc {
