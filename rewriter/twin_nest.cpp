@@ -138,7 +138,7 @@ class TwinCheck {
       if (!c) {  // java/lang/Object without its class file
         for (std::string_view sig : kObjectProtected) {
           protected_elsewhere_.insert(std::string(sig));
-          protected_names_.insert(std::string(sig.substr(0, sig.find(':'))));
+          protected_names_.insert(std::string(name_of_signature(sig)));
         }
         continue;
       }
@@ -147,10 +147,16 @@ class TwinCheck {
           protected_constructors_.insert(a + '.' + sig);
         } else {
           protected_elsewhere_.insert(sig);
-          protected_names_.insert(sig.substr(0, sig.find(':')));
+          protected_names_.insert(std::string(name_of_signature(sig)));
         }
       }
     }
+  }
+
+  // "name:descriptor" -> name: a name may hold ':', so it ends where a whole descriptor
+  // follows.
+  static std::string_view name_of_signature(std::string_view sig) {
+    return sig.substr(0, descriptor_colon(sig, 0, /*methods=*/true));
   }
 
   // Without a nest: the host's private members that the twin class must reach through a

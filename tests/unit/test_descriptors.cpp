@@ -63,3 +63,27 @@ TEST_CASE("descriptors: parameter types read one at a time", "[descriptors]") {
     CHECK(read_all(desc, at) == method_descriptor_types(desc).first);
   }
 }
+
+// Names may hold ':', '(' and ')' (JVMS 4.2.2): where a name ends is where a whole descriptor
+// follows, not the first separator.
+TEST_CASE("descriptors: whole method descriptors, and where a name ends", "[descriptors]") {
+  CHECK(is_method_descriptor("()V"));
+  CHECK(is_method_descriptor("(I[JLOdd)V;)Ljava/lang/String;"));
+  CHECK_FALSE(is_method_descriptor("(I)"));
+  CHECK_FALSE(is_method_descriptor("(I)VV"));
+  CHECK_FALSE(is_method_descriptor("(name)V"));
+  CHECK_FALSE(is_method_descriptor("I"));
+
+  CHECK(descriptor_colon("count:I", 0, false) == 5);
+  CHECK(descriptor_colon("co:unt:I", 0, false) == 6);
+  CHECK(descriptor_colon("co:unt:Lp/A:B;", 0, false) == 6);
+  CHECK(descriptor_colon("run:()V", 0, false) == std::string_view::npos);
+  CHECK(descriptor_colon("r:un:()V", 0, true) == 4);
+  CHECK(descriptor_colon("p/C.f:x:J", 4, false) == 7);
+  CHECK(descriptor_colon("nothing", 0, true) == std::string_view::npos);
+
+  CHECK(method_descriptor_start("m(I)V") == 1);
+  CHECK(method_descriptor_start("weird (name)(I)V") == 12);
+  CHECK(method_descriptor_start("p.C.odd)V(name()J") == 14);
+  CHECK(method_descriptor_start("no descriptor") == std::string_view::npos);
+}
