@@ -4,6 +4,7 @@
 // tests/rewriter/rewrite_fixtures.sh (modes with --lazy-twins).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
 #include <map>
@@ -469,6 +470,47 @@ TEST_CASE("lazy twins: a class index finds the protected members no single class
   CHECK(unknown.twin_class.empty());
   CHECK(unknown.twins_moved == 0);
   CHECK(has_note(unknown, "not all in the class index: q/Grandparent"));
+}
+
+// `bytes` with every occurrence of `from` replaced by `to`, of the same length (so a Utf8
+// entry's length and every offset stay as they were).
+std::vector<uint8_t> renamed(std::vector<uint8_t> bytes, std::string_view from,
+                             std::string_view to) {
+  REQUIRE(from.size() == to.size());
+  size_t replaced = 0;
+  for (size_t at = 0; at + from.size() <= bytes.size(); ++at) {
+    if (std::equal(from.begin(), from.end(), bytes.begin() + static_cast<std::ptrdiff_t>(at))) {
+      std::copy(to.begin(), to.end(), bytes.begin() + static_cast<std::ptrdiff_t>(at));
+      ++replaced;
+    }
+  }
+  REQUIRE(replaced > 0);
+  return bytes;
+}
+
+TEST_CASE("lazy twins: a protected member whose name holds ':' is found by its whole name",
+          "[rewriter][lazy-twins]") {
+  // JVM names may hold ':' (JVMS 4.2.2), and the index writes members as `name:descriptor`:
+  // Grandparent's protected `field` renamed `fi:ld` (the same length, so only the Utf8 entries
+  // change) must still be seen as protected where Prot reads it through a Child, or that twin
+  // would leave Prot for a twin class that may not reach the field.
+  const Classes& classes = compiled(17);
+  ClassIndex index;
+  std::vector<uint8_t> grandparent = renamed(classes.at("q/Grandparent"), "field", "fi:ld");
+  std::vector<uint8_t> prot = renamed(classes.at("p/Prot"), "field", "fi:ld");
+  REQUIRE(index.add(grandparent));
+  REQUIRE(index.add(classes.at("q/Parent")));
+  REQUIRE(index.add(prot));
+  CHECK(index.find("q/Grandparent")->protected_members.count("fi:ld:I") == 1);
+
+  RewriteOptions o = options(true);
+  o.class_index = &index;
+  auto r = rewrite_class(prot, o);
+  REQUIRE(r.ok());
+  CHECK(r->twins_moved == 3);
+  ClassFile host = parsed(r->bytes);
+  CHECK(bridges_taking(host, "(Lp/Prot$Child;)I") == 1);      // c.fi:ld through a bridge
+  CHECK(bridges_taking(host, "(Ljava/lang/Object;)I") == 1);  // own's this.fi:ld
 }
 
 TEST_CASE("class index: a class's superclass and its protected members, nothing else",
