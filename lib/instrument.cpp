@@ -119,10 +119,11 @@ bool stored_under_its_name(std::string_view entry, std::string_view class_name) 
 // The entry names of the jar or directory being rewritten.
 using EntryNames = std::unordered_set<std::string_view>;
 
-// Why the twin class of the class at `entry` cannot be written beside it, or nullopt.
-std::optional<std::string> twin_class_refused(std::string_view entry, const ClassRewrite& r,
+// Why the twin class of the class at `entry`, named `class_name`, cannot be written beside it,
+// or nullopt (a reason without ':', as RewriteOptions::twin_class_veto asks).
+std::optional<std::string> twin_class_refused(std::string_view entry, std::string_view class_name,
                                               bool entry_is_class_path, const EntryNames* names) {
-  if (entry_is_class_path && !stored_under_its_name(entry, r.class_name))
+  if (entry_is_class_path && !stored_under_its_name(entry, class_name))
     return "its entry is not at the path its name gives (a loader of its own may not find a "
            "twin class beside it)";
   if (names && names->contains(twin_entry_of(entry)))
@@ -130,24 +131,17 @@ std::optional<std::string> twin_class_refused(std::string_view entry, const Clas
   return std::nullopt;
 }
 
-// rewrite_class, with the twins kept in their class where its twin class cannot be beside it.
+// rewrite_class, with the twins kept in their class where its twin class cannot be beside it:
+// decided by the rewriter once it knows the class's name, so the class is rewritten once.
 Result<ClassRewrite> rewrite_at(std::string_view entry, std::span<const uint8_t> bytes,
                                 const RewriteOptions& options, bool entry_is_class_path,
                                 const EntryNames* names) {
-  auto rewritten = duplex::rewrite_class(bytes, options);
-  if (!rewritten || rewritten->twin_class.empty()) return rewritten;
-  std::optional<std::string> refused =
-      twin_class_refused(entry, *rewritten, entry_is_class_path, names);
-  if (!refused) return rewritten;
-  RewriteOptions eager = options;
-  eager.lazy_twins = false;
-  auto kept = duplex::rewrite_class(bytes, eager);
-  if (!kept) return kept;
-  const std::string& why = *refused;
-  kept->notes.push_back("lazy twins: " + std::string(entry) + ": " + why);
-  kept->twins_kept[why] += rewritten->twins_moved;
-  for (const auto& [reason, n] : rewritten->twins_kept) kept->twins_kept[reason] += n;
-  return kept;
+  if (!options.lazy_twins) return duplex::rewrite_class(bytes, options);
+  RewriteOptions at_entry = options;
+  at_entry.twin_class_veto = [&](std::string_view class_name) {
+    return twin_class_refused(entry, class_name, entry_is_class_path, names);
+  };
+  return duplex::rewrite_class(bytes, at_entry);
 }
 
 ClassOutcome compute_class(std::string_view entry, std::vector<uint8_t> bytes,

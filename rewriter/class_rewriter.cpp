@@ -104,8 +104,9 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 std::optional<std::string> lazy_twins_refused(const ClassFile& cf, const RewriteOptions& options,
                                               size_t twins, TwinClassPlan& plan,
                                               ClassRewrite& result) {
-  std::optional<std::string> refused =
-      twin_class_refused(cf, options.lazy_twins_raise_version, plan);
+  std::optional<std::string> refused;
+  if (options.twin_class_veto) refused = options.twin_class_veto(result.class_name);
+  if (!refused) refused = twin_class_refused(cf, options.lazy_twins_raise_version, plan);
   if (!refused && options.class_index) refused = superclasses_unknown(cf, *options.class_index);
   if (refused) {
     result.notes.push_back("lazy twins: " + *refused);

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -136,6 +137,11 @@ struct RewriteOptions {
   // keeps its version, its twin class is a plain class of its package, and the class's private
   // members are reached through bridges; the output runs wherever the input ran.
   bool lazy_twins_raise_version = true;
+  // With lazy_twins: asked with the class's name before its twins are placed; a reason (text
+  // without ':') makes the class keep all its twins, as the rewriter's own reasons do, with
+  // the note "lazy twins: REASON". For what only the caller knows: where the twin class would
+  // be written (instrument_path: a jar entry not at the path its name gives). Empty: none.
+  std::function<std::optional<std::string>(std::string_view class_name)> twin_class_veto;
 };
 
 // Whether a rewrite with these options makes outlined twins (`<name>$duplex` methods): the

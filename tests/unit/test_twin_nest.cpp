@@ -408,6 +408,29 @@ TEST_CASE("lazy twins: off, and in the inline layout, nothing moves", "[rewriter
   CHECK(r.twin_class_name.empty());
 }
 
+TEST_CASE("lazy twins: a caller's veto keeps every twin, as without lazy twins",
+          "[rewriter][lazy-twins]") {
+  std::string asked;
+  RewriteOptions vetoed = options(true);
+  vetoed.twin_class_veto = [&](std::string_view class_name) -> std::optional<std::string> {
+    asked = std::string(class_name);
+    return "the twin class has nowhere to go";
+  };
+  auto r = rewritten("p/Host", vetoed);
+  CHECK(asked == "p/Host");
+  CHECK(r.twin_class.empty());
+  CHECK(r.twins_moved == 0);
+  CHECK(r.twins_kept.at("the twin class has nowhere to go") == 3);  // twice, sum, count
+  CHECK(has_note(r, "lazy twins: the twin class has nowhere to go"));
+  // Byte for byte the class the rewriter writes without lazy twins.
+  CHECK(r.bytes == rewritten("p/Host", options(false)).bytes);
+
+  // A veto that finds nothing wrong changes nothing.
+  RewriteOptions allowed = options(true);
+  allowed.twin_class_veto = [](std::string_view) { return std::optional<std::string>(); };
+  CHECK(rewritten("p/Host", allowed).bytes == rewritten("p/Host", options(true)).bytes);
+}
+
 TEST_CASE("lazy twins: a method of the class's own named like the counters' first use stays",
           "[rewriter][lazy-twins]") {
   auto r = rewritten("p/Named", options(true));
