@@ -51,6 +51,10 @@ std::vector<std::pair<std::string, std::string>> run_lines(const RunInfo& run) {
   add("sampling", joined({named(run, "interval"), named(run, "jitter"), named(run, "burst"),
                           named(run, "trigger"), named(run, "timer-ms"), named(run, "counter"),
                           named(run, "seed")}));
+  // The runtime's warm-up (docs/profile-format.md): its counts were scaled to the interval.
+  if (run.has("warmup-ms"))
+    add("warm-up", run.get("warmup-ms") + " ms at interval " + run.get("warmup-interval") +
+                       ", its counts scaled to the interval");
   add("samples", joined({run.get("samples"), named(run, "checks"), named(run, "entries"),
                          named(run, "backedges")}));
   std::string jvm = run.get("jvm-name");

@@ -52,6 +52,9 @@ const char* check_runtime_value(const std::string& key, const std::string& v, bo
   if (key == "counter") return one_of(v, {"global", "striped"}) ? nullptr : "global or striped";
   if (key == "dumpMs") return parse_int64(v, 0, LLONG_MAX, n) ? nullptr : "an integer >= 0";
   if (key == "countChecks") return one_of(v, {"true", "false"}) ? nullptr : "true or false";
+  if (key == "warmupMs") return parse_int64(v, 0, LLONG_MAX, n) ? nullptr : "an integer >= 0";
+  if (key == "warmupInterval")
+    return parse_int64(v, 1, INT_MAX - 1, n) ? nullptr : "an integer >= 1";
   if (key == "out") return v.empty() ? "a path" : nullptr;
   known = false;
   return nullptr;
@@ -192,7 +195,8 @@ int64_t parse_duration_ms(const std::string& text) {
 
 const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
-         "timerMs, counter, countChecks, dumpMs, out, countEdges, nativeStack, ahead, aheadLead, "
+         "timerMs, counter, countChecks, dumpMs, warmupMs, warmupInterval, out, countEdges, "
+         "nativeStack, ahead, aheadLead, "
          "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters, inlineTwins";
 }
 

@@ -25,6 +25,10 @@ check "text with reference: accuracy" grep -qE "^  call-edge +[0-9.]+% +[0-9.]+%
 check "text with reference: ref column" grep -q "share      ref  call site" "$tmp/ref.txt"
 check "text: a profile with few samples (interval 1000)" "$duplex" report "$tmp/p/sampled.xml" -o "$tmp/sparse.txt"
 check "text: ... is written" [ -s "$tmp/sparse.txt" ]
+sed 's/<run /<run warmup-ms="300" warmup-interval="10" /' "$s" >"$tmp/warm.xml"
+"$duplex" report "$tmp/warm.xml" >"$tmp/warm.txt"
+check "text: the runtime's warm-up" \
+  grep -q "^  warm-up:   300 ms at interval 10, its counts scaled to the interval" "$tmp/warm.txt"
 
 # csv: the stable header, one row per key, every row with the same number of columns.
 "$duplex" report "$p" --format csv -o "$tmp/report.csv"

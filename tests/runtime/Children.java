@@ -54,6 +54,15 @@ final class Children {
           RuntimeTest.callEdgeConcurrent();
           System.out.println("edges ok");
           break;
+        case "warmup":
+          warmup();
+          break;
+        case "warmupTimed":
+          warmupTimed();
+          break;
+        case "warmupRace":
+          warmupRace();
+          break;
         case "touch":
           Duplex.check();
           System.out.println("touched");
@@ -65,6 +74,80 @@ final class Children {
       System.err.println("child " + scenario + ": " + f.getMessage());
       System.exit(1);
     }
+  }
+
+  /**
+   * -Dduplex.interval=1000 -Dduplex.warmupMs=600000 -Dduplex.warmupInterval=10 -Dduplex.jitter=0
+   * -Dduplex.counter=global: sampling every 10 checks until a profile is taken, whose counts are
+   * then the warm-up's times 10/1000; every 1000 checks after it, counts as they come.
+   */
+  static void warmup() throws Exception {
+    expectEq(10, Duplex.getInterval(), "interval during the warm-up");
+    expectEq(100, RuntimeTest.sampleIndices(1000).size(), "samples during the warm-up");
+    for (int i = 0; i < 3000; i++) Duplex.event("warm:exact"); // 3000 * 10/1000 = 30
+    for (int i = 0; i < 1234; i++) Duplex.event("warm:rounded"); // 12.34: 12 or 13
+    java.util.concurrent.atomic.AtomicLongArray slots =
+        Duplex.counters("duplex-counters 2\nclass t/W\nr t/W.f:I\n");
+    slots.addAndGet(0, 500); // 5
+    Document doc = parse(Duplex.profileXml()); // ends the warm-up
+    Element run = elements(doc, "run").get(0);
+    expectEq("1000", run.getAttribute("interval"), "interval attribute");
+    expectEq("600000", run.getAttribute("warmup-ms"), "warmup-ms attribute");
+    expectEq("10", run.getAttribute("warmup-interval"), "warmup-interval attribute");
+    expectEq("30", eventCount(doc, "warm:exact"), "an event count scaled exactly");
+    String rounded = eventCount(doc, "warm:rounded");
+    expect(rounded.equals("12") || rounded.equals("13"), "12.34 rounds to 12 or 13: " + rounded);
+    expectEq("5", elements(doc, "field").get(0).getAttribute("reads"), "a class counter scaled");
+    expectEq(1000, Duplex.getInterval(), "interval after the warm-up");
+    expectEq(2, RuntimeTest.sampleIndices(2000).size(), "samples after the warm-up");
+    for (int i = 0; i < 7; i++) Duplex.event("warm:exact");
+    expectEq("37", eventCount(parse(Duplex.profileXml()), "warm:exact"),
+        "counts after the warm-up are not scaled (and the warm-up's only once)");
+  }
+
+  /** -Dduplex.interval=1000 -Dduplex.warmupMs=300 -Dduplex.warmupInterval=100: ends by itself. */
+  static void warmupTimed() throws Exception {
+    expectEq(100, Duplex.getInterval(), "interval during the warm-up");
+    for (int i = 0; i < 40; i++) Duplex.event("timed");
+    long deadline = System.currentTimeMillis() + 30000;
+    while (Duplex.getInterval() != 1000 && System.currentTimeMillis() < deadline) Thread.sleep(20);
+    expectEq(1000, Duplex.getInterval(), "interval once warmupMs passed");
+    expectEq("4", eventCount(parse(Duplex.profileXml()), "timed"), "40 * 100/1000");
+  }
+
+  /**
+   * -Dduplex.interval=1000 -Dduplex.warmupMs=200 -Dduplex.warmupInterval=10: the warm-up ends on
+   * its own thread while this one samples and counts as fast as it can. Every check that samples
+   * counts one event, so the profile must hold about one event per 1000 checks: the warm-up's
+   * scaled, the rest as counted. (Scaling before switching the interval let this thread count at
+   * the warm-up's rate, unscaled, while the scaling ran: 1.3 to 2.2 times too many events here,
+   * 2.7 times on xalan.)
+   */
+  static void warmupRace() throws Exception {
+    // Many class counters, so that scaling them takes a while, as in a large program.
+    StringBuilder table = new StringBuilder("duplex-counters 2\nclass t/Many\n");
+    for (int i = 0; i < 100000; i++) table.append("r t/Many.f").append(i).append(":I\n");
+    Duplex.counters(table.toString());
+    long start = System.currentTimeMillis();
+    long checks = 0;
+    while (System.currentTimeMillis() - start < 700) {
+      for (int i = 0; i < 10000; i++) {
+        if (Duplex.check()) Duplex.event("race");
+      }
+      checks += 10000;
+    }
+    expectEq(1000, Duplex.getInterval(), "interval once warmupMs passed");
+    long want = checks / 1000;
+    long got = Long.parseLong(eventCount(parse(Duplex.profileXml()), "race"));
+    expect(Math.abs(got - want) <= want * 3 / 100,
+        "events within 3% of one per 1000 checks: " + got + " for " + checks + " checks");
+  }
+
+  private static String eventCount(Document doc, String key) {
+    for (Element e : elements(doc, "event")) {
+      if (e.getAttribute("key").equals(key)) return e.getAttribute("count");
+    }
+    return "absent";
   }
 
   /** -Dduplex.counter=global -Dduplex.interval=10 */

@@ -89,6 +89,7 @@ public final class RuntimeTest {
           () -> child("timer", "-Dduplex.trigger=timer", "-Dduplex.timerMs=5"));
       test("child: countChecks",
           () -> child("countChecks", "-Dduplex.countChecks=true", "-Dduplex.interval=7"));
+      test("child: warm-up", RuntimeTest::warmup);
       test("child: profile written at exit", RuntimeTest::exitDump);
       test("child: profile written on SIGTERM", RuntimeTest::sigtermDump);
       test("child: bootstrap class path", RuntimeTest::bootstrap);
@@ -973,6 +974,27 @@ public final class RuntimeTest {
     ChildResult r = runChild(javaCommand(System.getProperty("java.class.path"), args, scenario));
     if (r.exit != 0) throw new Failure("child " + scenario + " failed: " + r);
     return r;
+  }
+
+  /** The warm-up (Warmup.java): ended by a profile, by time, and refused with the timer. */
+  static void warmup() throws Exception {
+    child("warmup", "-Dduplex.interval=1000", "-Dduplex.warmupMs=600000",
+        "-Dduplex.warmupInterval=10", "-Dduplex.jitter=0", "-Dduplex.counter=global");
+    child("warmupTimed", "-Dduplex.interval=1000", "-Dduplex.warmupMs=300",
+        "-Dduplex.warmupInterval=100");
+    child("warmupRace", "-Dduplex.interval=1000", "-Dduplex.warmupMs=200",
+        "-Dduplex.warmupInterval=10");
+    // The exit dump ends it too: its counts are scaled.
+    Path out = tmp.resolve("warm-exit.xml");
+    child("exit", "-Dduplex.out=" + out, "-Dduplex.interval=1000", "-Dduplex.warmupMs=600000",
+        "-Dduplex.warmupInterval=500");
+    Document doc = parse(Files.readAllBytes(out));
+    String n = elements(doc, "event").get(0).getAttribute("count");
+    expect(n.equals("21"), "42 * 500/1000 at exit: " + n);
+    ChildResult r = runChild(javaCommand(System.getProperty("java.class.path"),
+        Arrays.asList("-Dduplex.trigger=timer", "-Dduplex.warmupMs=100"), "touch"));
+    expect(r.exit != 0, "a warm-up with the timer trigger must stop the program; " + r);
+    expect(r.stderr.contains("duplex: warmupMs needs trigger=counter"), "the reason; " + r);
   }
 
   static void exitDump() throws Exception {

@@ -106,6 +106,11 @@ final class CallEdges {
     }
   }
 
+  /** Scales every count in place (the end of a warm-up). */
+  void scale(CountScale s) {
+    for (LongAdder n : counts.values()) s.apply(n);
+  }
+
   /** (edge, count) pairs with a non-zero count; not atomic with respect to concurrent counting. */
   List<Object[]> snapshot() {
     List<Object[]> list = new ArrayList<Object[]>();

@@ -76,6 +76,14 @@ final class CallSites {
 
   void clear() { sites.clear(); }
 
+  /** Scales every count in place (the end of a warm-up). */
+  void scale(CountScale s) {
+    for (Site site : sites.all()) {
+      s.apply(site.direct);
+      for (LongAdder n : site.byClass.values()) s.apply(n);
+    }
+  }
+
   /** [CallEdges.Edge, Long count] pairs, the callee of each virtual call resolved. */
   List<Object[]> snapshot() {
     List<Object[]> out = new ArrayList<Object[]>();

@@ -166,6 +166,13 @@ final class ClassCounts {
     }
   }
 
+  /** Scales every counter in place (the end of a warm-up). */
+  static void scale(CountScale s) {
+    for (Counts b : snapshot()) {
+      for (int i = 0; i < b.kinds.length; i++) s.apply(b, i);
+    }
+  }
+
   /** Adds every non-zero count of slots of {@code kind} to {@code out}, by key. */
   static void sums(char kind, Map<String, Long> out) {
     for (Counts b : snapshot()) {

@@ -111,6 +111,9 @@ public final class Duplex {
   static final long START_MILLIS = System.currentTimeMillis();
   static volatile long countsSinceMillis = START_MILLIS;
 
+  /** While a warm-up lasts (Warmup.java): the interval it samples at; 0 otherwise. */
+  private static volatile int warmupInterval; // written under CONFIG
+
   private static Thread dumper; // guarded by CONFIG
   private static int recordErrors; // reported errors, to avoid flooding stderr
 
@@ -131,6 +134,15 @@ public final class Duplex {
     COUNTING = SPECIAL ? STRIPES[0] : null;
     options = o;
     interval = o.interval;
+    if (o.warmupMs > 0 && TIMER) {
+      String m = "duplex: warmupMs needs trigger=counter (the timer trigger samples by time)";
+      System.err.println(m);
+      throw new Error(m);
+    }
+    if (Warmup.wanted(o)) {
+      warmupInterval = o.warmupInterval;
+      interval = warmupInterval;
+    }
     jitter = o.jitter;
     burst = o.burst;
     timerMs = o.timerMs;
@@ -713,8 +725,8 @@ public final class Duplex {
   /**
    * Applies {@code key=value,key=value} settings (the option names of the {@code duplex.<option>}
    * system properties). All or nothing: on a bad entry nothing changes and IllegalArgumentException
-   * says which. trigger, counter and countChecks are fixed at startup; giving them their current
-   * value is accepted, changing them is an error.
+   * says which. trigger, counter, countChecks, warmupMs and warmupInterval are fixed at startup;
+   * giving them their current value is accepted, changing them is an error.
    */
   public static void configure(String agentOptions) {
     synchronized (CONFIG) {
@@ -727,6 +739,8 @@ public final class Duplex {
       fixed("trigger", next.timerTrigger != TIMER, next);
       fixed("counter", next.striped != STRIPED, next);
       fixed("countChecks", next.countChecks != COUNT_CHECKS, next);
+      fixed("warmupMs", next.warmupMs != options.warmupMs, next);
+      fixed("warmupInterval", next.warmupInterval != options.warmupInterval, next);
       apply(next, reseed);
     }
   }
@@ -743,6 +757,7 @@ public final class Duplex {
 
   /** The profile as dump() would write it now. */
   public static String profileXml() {
+    endWarmup("a profile was taken");
     int[] g = Guard.enter();
     try {
       return ProfileWriter.xml("api");
@@ -838,6 +853,8 @@ public final class Duplex {
 
   /** Makes {@code next} current; called with CONFIG held. */
   private static void apply(Options next, boolean reseed) {
+    // The warm-up's counts are scaled to the interval it ran for before another one applies.
+    if (next.interval != options.interval) endWarmup("the interval was changed");
     Options prev = options;
     options = next;
     jitter = next.jitter;
@@ -895,7 +912,44 @@ public final class Duplex {
     counter = 0;
   }
 
+  /**
+   * Ends the warm-up if one is on (Warmup.java): its counts scaled by warmupInterval / interval,
+   * and sampling at the interval from now on. Called when warmupMs have passed, before any
+   * profile is taken and before the interval changes.
+   */
+  static void endWarmup(String why) {
+    if (warmupInterval == 0) return;
+    synchronized (CONFIG) {
+      int w = warmupInterval;
+      if (w == 0) return;
+      int target = options.interval;
+      // The interval first, then the counts: an event counted between the two is one of the
+      // few at the new interval, scaled as if of the warm-up. The other order let the program
+      // count at the warm-up's rate, unscaled, for as long as the scaling took (milliseconds
+      // over xalan's class counters; at a warm-up interval of 10 each such event weighs 100
+      // times an event at 1000, which made xalan's profile count 2.7 times too many events).
+      warmupInterval = 0;
+      interval = target;
+      restartCounters();
+      Thread.yield(); // as in apply(): a check racing with the first write
+      restartCounters();
+      CountScale s = new CountScale(w, target, options.seed);
+      FIELD_READS.scale(s);
+      FIELD_WRITES.scale(s);
+      EVENTS.scale(s);
+      CALL_EDGES.scale(s);
+      CALL_SITES.scale(s);
+      ClassCounts.scale(s);
+      Log.info("warm-up ended (" + why + "): sampling every " + target + " checks, the warm-up's"
+          + " counts scaled by " + w + "/" + target);
+    }
+  }
+
+  /** Whether a warm-up is on now. */
+  static boolean warmingUp() { return warmupInterval != 0; }
+
   private static void startThreads() {
+    if (warmupInterval != 0) startDaemon("duplex-warmup", new Warmup.Ender(options.warmupMs));
     if (TIMER) startDaemon("duplex-timer", new Timer());
     if (dumpMs > 0) {
       synchronized (CONFIG) {

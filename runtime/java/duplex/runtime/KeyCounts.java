@@ -19,6 +19,11 @@ final class KeyCounts extends KeyTable<KeyCounts.Counter> {
   @Override
   Counter create(String key, int hash) { return new Counter(key, hash); }
 
+  /** Scales every count in place (the end of a warm-up). */
+  void scale(CountScale s) {
+    for (Counter c : all()) s.apply(c.count);
+  }
+
   /** A snapshot of the counters with a non-zero count. */
   List<Counter> entries() {
     List<Counter> list = new ArrayList<Counter>();

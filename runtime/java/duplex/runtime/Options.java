@@ -31,6 +31,8 @@ final class Options implements Cloneable {
       "mode",
       "profile",
       "log",
+      "warmupMs",
+      "warmupInterval",
   };
 
   static final long DEFAULT_SEED = 0x2545F4914F6CDD1DL;
@@ -52,6 +54,8 @@ final class Options implements Cloneable {
   String mode = "";
   String profile = "";
   int log = Log.QUIET;
+  long warmupMs = 0;  // 0: no warm-up (Warmup.java)
+  int warmupInterval = 10;
 
   /** Options from the system properties; throws IllegalArgumentException on any bad entry. */
   static Options fromSystemProperties() {
@@ -143,6 +147,10 @@ final class Options implements Cloneable {
       mode = v;
     } else if (key.equals("profile")) {
       profile = v;
+    } else if (key.equals("warmupMs")) {
+      warmupMs = parseLong(key, v, 0, Long.MAX_VALUE);
+    } else if (key.equals("warmupInterval")) {
+      warmupInterval = (int) parseLong(key, v, 1, Integer.MAX_VALUE - 1);
     } else if (key.equals("log")) {
       if (v.equals("quiet")) {
         log = Log.QUIET;
@@ -173,6 +181,8 @@ final class Options implements Cloneable {
     if (key.equals("mode")) return mode;
     if (key.equals("profile")) return profile;
     if (key.equals("log")) return Log.name(log);
+    if (key.equals("warmupMs")) return Long.toString(warmupMs);
+    if (key.equals("warmupInterval")) return Integer.toString(warmupInterval);
     throw new IllegalArgumentException("duplex: unknown option " + quote(key));
   }
 

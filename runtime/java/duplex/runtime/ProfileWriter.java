@@ -31,6 +31,7 @@ final class ProfileWriter {
 
   /** Writes the profile to the current out file; reports failures on stderr and returns false. */
   static boolean dump(String reason) {
+    Duplex.endWarmup("a profile was taken"); // a profile never holds unscaled counts
     synchronized (DUMP_LOCK) {
       String path = Duplex.out;
       try {
@@ -88,6 +89,10 @@ final class ProfileWriter {
     attr(sb, "trigger", Duplex.timerTrigger() ? "timer" : "counter");
     if (Duplex.timerTrigger()) attr(sb, "timer-ms", Integer.toString(o.timerMs));
     attr(sb, "counter", Duplex.striped() ? "striped" : "global");
+    if (o.warmupMs > 0) {
+      attr(sb, "warmup-ms", Long.toString(o.warmupMs));
+      attr(sb, "warmup-interval", Integer.toString(o.warmupInterval));
+    }
     attr(sb, "samples", Long.toString(c[0]));
     if (Duplex.countsChecks()) attr(sb, "checks", Long.toString(c[1]));
     if (Duplex.countsChecks() || c[2] != 0 || c[3] != 0) {
