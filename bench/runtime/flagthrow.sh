@@ -6,12 +6,8 @@
 # and the uncommon traps of one run of each form (docs/design/hotspot-costs.md, section 10).
 #
 #   bench/runtime/flagthrow.sh [ROUNDS]
-set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-rounds=${1:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-javac -d "$out" "$here/flagthrow/FlagThrow.java"
+java_source=flagthrow/FlagThrow.java
+. "$(dirname "$0")/javabench.sh"
 for r in $(seq "$rounds"); do
   for form in b t; do
     java -cp "$out" FlagThrow "$form" 1000000000 0 | awk '{print $1 "-idle", $2}' >>"$out/times"

@@ -4,12 +4,8 @@
 # 3), and prints each variant's median against `plain`.
 #
 #   bench/runtime/rarepath.sh [ROUNDS]
-set -eu
-here=$(cd "$(dirname "$0")" && pwd)
-rounds=${1:-3}
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
-javac -d "$out" "$here/rarepath/RarePath.java"
+java_source=rarepath/RarePath.java
+. "$(dirname "$0")/javabench.sh"
 for r in $(seq "$rounds"); do
   for v in plain tick store call; do
     java -cp "$out" RarePath "$v" | awk '{print $1, $2}' >>"$out/times"
