@@ -945,9 +945,6 @@ public final class Duplex {
     }
   }
 
-  /** Whether a warm-up is on now. */
-  static boolean warmingUp() { return warmupInterval != 0; }
-
   private static void startThreads() {
     if (warmupInterval != 0) startDaemon("duplex-warmup", new Warmup.Ender(options.warmupMs));
     if (TIMER) startDaemon("duplex-timer", new Timer());
