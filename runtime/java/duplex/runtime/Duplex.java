@@ -757,7 +757,6 @@ public final class Duplex {
 
   /** The profile as dump() would write it now. */
   public static String profileXml() {
-    endWarmup("a profile was taken");
     int[] g = Guard.enter();
     try {
       return ProfileWriter.xml("api");
@@ -866,20 +865,23 @@ public final class Duplex {
       Sampler.seed(next.seed);
       for (int i = 0; SPECIAL && i < STRIPES.length; i++) Sampler.seed(STRIPES[i], next.seed, i);
     }
-    if (next.interval != prev.interval) {
-      interval = next.interval;
-      restartCounters();
-      // A check racing with the first write may have stored a value it read before it (a parked
-      // counter would then stay parked); the race window is a few instructions wide.
-      Thread.yield();
-      restartCounters();
-    }
+    if (next.interval != prev.interval) switchInterval(next.interval);
     if (next.dumpMs != prev.dumpMs) {
       dumpMs = next.dumpMs;
       CONFIG.notifyAll(); // wakes the dumper to pick up the new period
       if (dumpMs > 0 && dumper == null) dumper = startDaemon("duplex-dump", new Dumper());
     }
     Log.debug("settings: " + describe(next));
+  }
+
+  /** Samples every {@code iv} checks from now on; called with CONFIG held. */
+  private static void switchInterval(int iv) {
+    interval = iv;
+    restartCounters();
+    // A check racing with the first write may have stored a value it read before it (a parked
+    // counter would then stay parked); the race window is a few instructions wide.
+    Thread.yield();
+    restartCounters();
   }
 
   /** Starts counting the current interval afresh (timer mode: waits for the next tick). */
@@ -929,10 +931,7 @@ public final class Duplex {
       // over xalan's class counters; at a warm-up interval of 10 each such event weighs 100
       // times an event at 1000, which made xalan's profile count 2.7 times too many events).
       warmupInterval = 0;
-      interval = target;
-      restartCounters();
-      Thread.yield(); // as in apply(): a check racing with the first write
-      restartCounters();
+      switchInterval(target);
       CountScale s = new CountScale(w, target, options.seed);
       FIELD_READS.scale(s);
       FIELD_WRITES.scale(s);

@@ -31,7 +31,6 @@ final class ProfileWriter {
 
   /** Writes the profile to the current out file; reports failures on stderr and returns false. */
   static boolean dump(String reason) {
-    Duplex.endWarmup("a profile was taken"); // a profile never holds unscaled counts
     synchronized (DUMP_LOCK) {
       String path = Duplex.out;
       try {
@@ -73,6 +72,7 @@ final class ProfileWriter {
 
   /** The profile as of now; counting may continue while it is built. */
   static String xml(String reason) {
+    Duplex.endWarmup("a profile was taken"); // a profile never holds unscaled counts
     long end = System.currentTimeMillis();
     Options o = Duplex.optionsSnapshot();
     long[] c = Duplex.counts();
