@@ -18,8 +18,8 @@ final class CountScale {
   CountScale(long num, long den, long seed) {
     this.num = num;
     this.den = den;
-    long s = seed * 0x9E3779B97F4A7C15L + 0x632BE59BD9B4E019L;
-    this.rng = s != 0 ? s : 1;
+    long s = Sampler.mix(seed + 0x632BE59BD9B4E019L); // a stream apart from the sampler's
+    this.rng = s != 0 ? s : 1; // xorshift state must not be 0
   }
 
   /** {@code c * num / den}, the remainder's share of the time rounded up. */
@@ -29,8 +29,9 @@ final class CountScale {
     long r = c % den * num;
     long scaled = whole + r / den;
     long rest = r % den;
-    if (rest != 0 && Long.remainderUnsigned(next(), den) < rest) scaled++;
-    return scaled;
+    if (rest == 0) return scaled;
+    rng = Sampler.xorshift(rng);
+    return Long.remainderUnsigned(rng, den) < rest ? scaled + 1 : scaled;
   }
 
   void apply(LongAdder a) {
@@ -43,14 +44,5 @@ final class CountScale {
     long c = a.get(i);
     long s = of(c);
     if (s != c) a.addAndGet(i, s - c);
-  }
-
-  private long next() { // xorshift64
-    long x = rng;
-    x ^= x << 13;
-    x ^= x >>> 7;
-    x ^= x << 17;
-    rng = x;
-    return x;
   }
 }

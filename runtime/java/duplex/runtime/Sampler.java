@@ -30,7 +30,7 @@ final class Sampler {
   }
 
   /** SplitMix64's finalizer: spreads small or similar seeds over the whole state. */
-  private static long mix(long z) {
+  static long mix(long z) {
     z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
     z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
     return z ^ (z >>> 31);
@@ -91,7 +91,7 @@ final class Sampler {
     s.rng = x != 0 ? x : 1;
   }
 
-  private static long xorshift(long x) {
+  static long xorshift(long x) {
     x ^= x << 13;
     x ^= x >>> 7;
     x ^= x << 17;
