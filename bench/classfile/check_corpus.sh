@@ -42,6 +42,8 @@ if [ -z "$work" ]; then
   work=$(mktemp -d "${TMPDIR:-/tmp}/duplex-corpus-XXXXXX")
   # Kept when something failed (the reports are in it) or KEEP=1.
   [ "${KEEP:-0}" = 1 ] || trap '[ "$status" != 0 ] || rm -rf "$work"' EXIT
+else
+  mkdir -p "$work" || { echo "$0: cannot make $work" >&2; exit 2; }
 fi
 status=0
 summary=""
