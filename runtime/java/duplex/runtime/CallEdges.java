@@ -12,7 +12,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the caller's {@link CallerSite} caches the counter of each callee (see CallerSite); the map
  * below is only reached the first time a site sees a callee, and after a new epoch.
  */
-final class CallEdges {
+final class CallEdges implements CountStore {
   static final class Edge implements Comparable<Edge> {
     final String callerClass;
     final String callerMethod;
@@ -99,15 +99,16 @@ final class CallEdges {
    * increment racing with the reset may land in the old counters (lost, as a count racing with
    * a reset would be anyway).
    */
-  void clear() {
+  @Override
+  public void clear() {
     synchronized (CallEdges.class) {
       counts = new ConcurrentHashMap<Edge, LongAdder>();
       epoch++;
     }
   }
 
-  /** Scales every count in place (the end of a warm-up). */
-  void scale(CountScale s) {
+  @Override
+  public void scale(CountScale s) {
     for (LongAdder n : counts.values()) s.apply(n);
   }
 

@@ -22,7 +22,7 @@ import java.util.concurrent.atomic.LongAdder;
  * pass the receiver; its class decides the callee, which is resolved only when the profile is
  * written.
  */
-final class CallSites {
+final class CallSites implements CountStore {
   /** The counts of one call site. */
   static final class Site extends KeyTable.Entry {
     final LongAdder direct = new LongAdder(); // static and special calls, and null receivers
@@ -74,10 +74,11 @@ final class CallSites {
     }
   }
 
-  void clear() { sites.clear(); }
+  @Override
+  public void clear() { sites.clear(); }
 
-  /** Scales every count in place (the end of a warm-up). */
-  void scale(CountScale s) {
+  @Override
+  public void scale(CountScale s) {
     for (Site site : sites.all()) {
       s.apply(site.direct);
       for (LongAdder n : site.byClass.values()) s.apply(n);

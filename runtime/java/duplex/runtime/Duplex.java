@@ -107,6 +107,8 @@ public final class Duplex {
   static final KeyCounts EVENTS = new KeyCounts();
   static final CallEdges CALL_EDGES = new CallEdges();
   static final CallSites CALL_SITES = new CallSites();
+  /** Every store above: what reset() clears and the end of a warm-up scales. */
+  private static final CountStore[] STORES = {FIELD_READS, FIELD_WRITES, EVENTS, CALL_EDGES, CALL_SITES};
 
   static final long START_MILLIS = System.currentTimeMillis();
   static volatile long countsSinceMillis = START_MILLIS;
@@ -767,11 +769,7 @@ public final class Duplex {
 
   /** Clears every count (events, fields, call edges, samples, checks); settings are kept. */
   public static void reset() {
-    FIELD_READS.clear();
-    FIELD_WRITES.clear();
-    EVENTS.clear();
-    CALL_EDGES.clear();
-    CALL_SITES.clear();
+    for (CountStore store : STORES) store.clear();
     Sampler.clearCounts();
     ClassCounts.clear();
     if (SPECIAL) {
@@ -933,11 +931,7 @@ public final class Duplex {
       warmupInterval = 0;
       switchInterval(target);
       CountScale s = new CountScale(w, target, options.seed);
-      FIELD_READS.scale(s);
-      FIELD_WRITES.scale(s);
-      EVENTS.scale(s);
-      CALL_EDGES.scale(s);
-      CALL_SITES.scale(s);
+      for (CountStore store : STORES) store.scale(s);
       ClassCounts.scale(s);
       Log.info("warm-up ended (" + why + "): sampling every " + target + " checks, the warm-up's"
           + " counts scaled by " + w + "/" + target);

@@ -9,7 +9,7 @@ import java.util.concurrent.atomic.LongAdder;
  * KeyTable} whose entries hold a {@code LongAdder}, so counts stay exact under any number of
  * threads.
  */
-final class KeyCounts extends KeyTable<KeyCounts.Counter> {
+final class KeyCounts extends KeyTable<KeyCounts.Counter> implements CountStore {
   static final class Counter extends KeyTable.Entry {
     final LongAdder count = new LongAdder();
 
@@ -19,8 +19,8 @@ final class KeyCounts extends KeyTable<KeyCounts.Counter> {
   @Override
   Counter create(String key, int hash) { return new Counter(key, hash); }
 
-  /** Scales every count in place (the end of a warm-up). */
-  void scale(CountScale s) {
+  @Override
+  public void scale(CountScale s) {
     for (Counter c : all()) s.apply(c.count);
   }
 

@@ -85,7 +85,7 @@ abstract class KeyTable<E extends KeyTable.Entry> {
   private static int spread(int h) { return h ^ (h >>> 16); }
 
   /** Drops every key. Events racing with the reset may land on the old entries and be lost. */
-  final synchronized void clear() {
+  public final synchronized void clear() {
     table = new Entry[INITIAL];
     size = 0;
   }
