@@ -131,16 +131,49 @@ std::optional<std::string> twin_class_refused(std::string_view entry, std::strin
   return std::nullopt;
 }
 
-// rewrite_class, with the twins kept in their class where its twin class cannot be beside it:
-// decided by the rewriter once it knows the class's name, so the class is rewritten once.
+// RewriteOptions::in_named_module: whether the class at `entry`, named `class_name`, has a
+// module-info.class where its packages start (a jar's root, or a module's directory in a tree
+// of them; for a jar, in any release of a multi-release jar too). On the module path such a
+// class is in a named module; anywhere else the prologue it gets does nothing.
+bool beside_module_info(std::string_view entry, std::string_view class_name,
+                        const EntryNames* names) {
+  if (!names) return false;  // a class file on its own: nothing says where its packages start
+  constexpr std::string_view kModuleInfo = "module-info.class";
+  const VersionedName v = split_versioned(entry);
+  std::string root;  // where the packages start
+  if (v.release == 0) {
+    const std::string stem = std::string(class_name) + ".class";
+    if (!entry.ends_with(stem)) return false;
+    root = entry.substr(0, entry.size() - stem.size());
+  }
+  if (names->contains(root + std::string(kModuleInfo))) return true;
+  if (!root.empty()) return false;
+  for (int release = 9; release <= ClassFile::kMaxMajor - 44; ++release) {
+    if (names->contains("META-INF/versions/" + std::to_string(release) + "/" +
+                        std::string(kModuleInfo)))
+      return true;
+  }
+  return false;
+}
+
+// rewrite_class, with what only the class's place says, decided by the rewriter once it knows
+// the class's name, so the class is rewritten once: whether its twins may leave it (a twin class
+// beside it) and whether it may run in a named module.
 Result<ClassRewrite> rewrite_at(std::string_view entry, std::span<const uint8_t> bytes,
                                 const RewriteOptions& options, bool entry_is_class_path,
                                 const EntryNames* names) {
-  if (!options.lazy_twins) return duplex::rewrite_class(bytes, options);
+  if (!names && !options.lazy_twins) return duplex::rewrite_class(bytes, options);
   RewriteOptions at_entry = options;
-  at_entry.twin_class_veto = [&](std::string_view class_name) {
-    return twin_class_refused(entry, class_name, entry_is_class_path, names);
-  };
+  if (options.lazy_twins) {
+    at_entry.twin_class_veto = [&](std::string_view class_name) {
+      return twin_class_refused(entry, class_name, entry_is_class_path, names);
+    };
+  }
+  if (!options.in_named_module) {  // the caller's own answer wins
+    at_entry.in_named_module = [&](std::string_view class_name) {
+      return beside_module_info(entry, class_name, names);
+    };
+  }
   return duplex::rewrite_class(bytes, at_entry);
 }
 

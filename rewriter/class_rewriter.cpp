@@ -9,6 +9,7 @@
 #include "rewriter/class_counters.h"
 #include "rewriter/method_counters.h"
 #include "rewriter/method_rewriter.h"
+#include "rewriter/module_reads.h"
 #include "rewriter/outline_layout.h"
 #include "rewriter/quiet_methods.h"
 #include "rewriter/rewriter.h"
@@ -96,6 +97,64 @@ void drop_entries_only_twins_use(ClassFile& cf) {
   const std::string_view marker[] = {runtime_api::kMarkerAttribute};
   if (auto used = pool_entries_used_since(cf, cf.parsed_pool_count(), marker))
     cf.pool.keep_only(*used);
+}
+
+// A <clinit> the rewrite left as it was still moves by the prefix put before it (the site
+// table's registration, the module-reads prologue): its call sites go in the table at their
+// offsets as parsed, which site_table_parts shifts, or the runtime would take their moved
+// bcis for original ones.
+Status list_unchanged_clinit_calls(ClassFile& cf, std::vector<MethodCalls>& calls) {
+  for (const Member& m : cf.methods) {
+    if (cf.member_name(m) != "<clinit>" || cf.member_descriptor(m) != "()V" || !has_code(m))
+      continue;
+    auto ir = build_code_ir(cf, m);
+    if (!ir) return ir.error();
+    std::vector<CallSite> sites = call_sites_as_parsed(ir.value());
+    if (!sites.empty()) calls.push_back({"<clinit>()V", std::move(sites)});
+    return Ok{};
+  }
+  return Ok{};
+}
+
+// RewriteOptions::in_named_module: the <clinit> prologue that makes the class's module read the
+// runtime's, or none. A class that needs one and cannot have it is not rewritten: it would fail
+// at its first check.
+Result<ClinitLead> module_reads_lead(ClassFile& cf, const RewriteOptions& options,
+                                     std::string_view class_name) {
+  if (!options.in_named_module || !options.in_named_module(class_name)) return ClinitLead{};
+  auto refs = module_reads_refs(cf, options.runtime_class);
+  if (!refs) {
+    return Error::plain(
+        "it may run in a named module, whose code cannot reach the runtime "
+        "without a read added first: " +
+        refs.error().message());
+  }
+  return ClinitLead{refs.value(), kModuleReadsPrologueBytes};
+}
+
+// What goes at the start of <clinit>: the module-reads prologue (RewriteOptions::
+// in_named_module), then the registration of the site table `calls` make; or, for a caller that
+// registers the table itself, the table alone, at the offsets the prologue gives <clinit>.
+Status add_clinit_prefix(ClassFile& cf, const RewriteOptions& options, bool record_calls,
+                         bool clinit_written, std::vector<MethodCalls>& calls,
+                         ClassRewrite& result) {
+  auto lead = module_reads_lead(cf, options, result.class_name);
+  if (!lead) return lead.error();
+  const bool prefixed = (!calls.empty() && options.register_sites_in_clinit) || lead->module_reads;
+  if (record_calls && prefixed && !clinit_written) {
+    if (auto s = list_unchanged_clinit_calls(cf, calls); !s) return s;
+  }
+  if (!calls.empty() && !options.register_sites_in_clinit) {
+    result.site_tables = site_table_parts(result.class_name, calls, lead->bytes);
+  } else if (!calls.empty()) {
+    auto s = add_site_registration(cf, calls, options.runtime_class, clinit_written, *lead,
+                                   result.site_tables);
+    if (s) return Ok{};  // the prologue went in with it
+    result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
+                           s.error().message());
+  }
+  if (!lead->module_reads) return Ok{};
+  return prepend_to_clinit(cf, {}, *lead, clinit_written);
 }
 
 // RewriteOptions::lazy_twins: why the class keeps all its twins (then it is written exactly as
@@ -317,16 +376,8 @@ Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
   if (sampled_calls) {
     if (auto s = sampled_calls->install(cf); !s) return s.error().in(result.class_name);
   }
-  if (!calls.empty() && !options.register_sites_in_clinit) {
-    result.site_tables = site_table_parts(result.class_name, calls, 0);
-  } else if (!calls.empty()) {
-    if (auto s = add_site_registration(cf, calls, options.runtime_class, clinit_written,
-                                       result.site_tables);
-        !s) {
-      result.notes.push_back("call sites in this class are reported at rewritten offsets: " +
-                             s.error().message());
-    }
-  }
+  if (auto s = add_clinit_prefix(cf, options, record_calls, clinit_written, calls, result); !s)
+    return s.error().in(result.class_name);
   if (auto s = add_marker(cf); !s) return s.error().in(result.class_name);
   if (lazy) {
     if (auto s = place_twins_lazily(cf, twin_plan, added, options.class_index, result); !s)

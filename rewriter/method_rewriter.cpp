@@ -517,4 +517,15 @@ bool walks_stack(const RewriteOptions& options) {
   return false;
 }
 
+std::vector<CallSite> call_sites_as_parsed(const CodeIR& ir) {
+  const LineLookup lines(ir);
+  std::vector<CallSite> calls;
+  for (const Insn& insn : ir.insns) {
+    if (!is_invoke(insn.opcode) || insn.original_offset < 0) continue;
+    calls.push_back({static_cast<uint32_t>(insn.original_offset), insn.original_offset,
+                     lines.line_at(insn.original_offset)});
+  }
+  return calls;
+}
+
 }  // namespace duplex

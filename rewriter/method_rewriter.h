@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "classfile/class_file.h"
+#include "classfile/code_ir.h"
 #include "rewriter/rewriter.h"
 
 namespace duplex {
@@ -55,6 +56,11 @@ MethodOutcome rewrite_method(ClassFile& cf, Member& method, const RewriteOptions
                              SampledCalls* sampled_calls = nullptr, bool record_calls = true,
                              const std::set<std::string>* quiet_methods = nullptr,
                              MethodCounters* method_counters = nullptr);
+
+// The invoke instructions of code the rewrite leaves as it was (their offsets unchanged, so
+// rewritten_offset is the original one), with their source lines: a <clinit> that only gets a
+// prefix still moves by it, and the site table must say where its calls went.
+std::vector<CallSite> call_sites_as_parsed(const CodeIR& ir);
 
 // True when an instrumentation finds callers on the stack (call-edge-stack), whose bcis the
 // runtime maps back through the class's site tables.

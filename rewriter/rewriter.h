@@ -142,6 +142,13 @@ struct RewriteOptions {
   // the note "lazy twins: REASON". For what only the caller knows: where the twin class would
   // be written (instrument_path: a jar entry not at the path its name gives). Empty: none.
   std::function<std::optional<std::string>(std::string_view class_name)> twin_class_veto;
+  // Asked with the class's name once it is known: whether the class may run in a named module
+  // (instrument_path: its jar or directory holds a module-info.class where its packages start).
+  // A named module reads no unnamed module, and the runtime is in the boot loader's, so such a
+  // class's <clinit> begins by making its module read the runtime's (rewriter/module_reads.h);
+  // a class that cannot have that is left unchanged. Classes of unnamed and automatic modules
+  // read every unnamed module, and the agent adds the read itself. Empty: none.
+  std::function<bool(std::string_view class_name)> in_named_module;
 };
 
 // Whether a rewrite with these options makes outlined twins (`<name>$duplex` methods): the

@@ -4,6 +4,7 @@
 #include "classfile/code_ir.h"
 #include "classfile/opcodes.h"
 #include "rewriter/key_text.h"
+#include "rewriter/module_reads.h"
 #include "rewriter/runtime_api.h"
 
 namespace duplex {
@@ -52,7 +53,7 @@ Result<std::vector<Insn>> prefix_insns(ClassFile& cf, const std::vector<std::str
   return out;
 }
 
-Status create_clinit(ClassFile& cf, std::vector<Insn> prefix) {
+Status create_clinit(ClassFile& cf, std::vector<Insn> prefix, const ClinitLead& lead) {
   auto name = cf.pool.add_utf8(kClinit);
   auto desc = cf.pool.add_utf8(kClinitDesc);
   auto code_name = cf.pool.add_utf8("Code");
@@ -65,6 +66,7 @@ Status create_clinit(ClassFile& cf, std::vector<Insn> prefix) {
   ir.max_locals = 0;
   ir.insns = std::move(prefix);
   ir.insns.push_back(Insn::make(op::kReturn));
+  if (lead.module_reads) prepend_module_reads(ir, *lead.module_reads);
   MethodContext ctx{cf.name(), kClinit, kClinitDesc, access::kStatic, cf.major_version};
   auto assembled = assemble_code(ir, cf.pool, ctx);
   if (!assembled) return assembled.error();
@@ -76,11 +78,12 @@ Status create_clinit(ClassFile& cf, std::vector<Insn> prefix) {
   return Ok{};
 }
 
-Status prepend_to_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix,
-                         CodeSource source) {
+Status prepend_to_existing_clinit(ClassFile& cf, Member& clinit, std::vector<Insn> prefix,
+                                  const ClinitLead& lead, CodeSource source) {
   auto ir = build_code_ir(cf, clinit, source);
   if (!ir) return ir.error();
   ir->insns.insert(ir->insns.begin(), prefix.begin(), prefix.end());
+  if (lead.module_reads) prepend_module_reads(ir.value(), *lead.module_reads);
   auto assembled = replace_code(cf, clinit, ir.value());
   if (!assembled) return assembled.error();
   return Ok{};
@@ -119,15 +122,26 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
   return parts;
 }
 
+Status prepend_to_clinit(ClassFile& cf, std::vector<Insn> prefix, const ClinitLead& lead,
+                         bool clinit_written) {
+  if (Member* clinit = find_clinit(cf)) {
+    // A rewritten <clinit> names the entries its rewrite added: read as the code as parsed,
+    // those would be out of the pool, and the prefix lost.
+    return prepend_to_existing_clinit(cf, *clinit, std::move(prefix), lead,
+                                      clinit_written ? CodeSource::kWritten : CodeSource::kParsed);
+  }
+  return create_clinit(cf, std::move(prefix), lead);
+}
+
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
                              std::string_view runtime_class, bool clinit_written,
-                             std::vector<std::string>& parts_out) {
+                             const ClinitLead& lead, std::vector<std::string>& parts_out) {
   bool with_class = ldc_class_allowed(cf);
   // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
   // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
-  std::vector<std::string> parts = site_table_parts(cf.name(), methods, 0);
+  std::vector<std::string> parts = site_table_parts(cf.name(), methods, lead.bytes);
   for (int round = 0; round < 4; ++round) {
-    uint32_t shift = prefix_size(parts.size(), with_class);
+    uint32_t shift = lead.bytes + prefix_size(parts.size(), with_class);
     auto next = site_table_parts(cf.name(), methods, shift);
     bool settled = next.size() == parts.size();
     parts = std::move(next);
@@ -135,15 +149,7 @@ Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& meth
   }
   auto prefix = prefix_insns(cf, parts, runtime_class);
   if (!prefix) return prefix.error();
-  Status s = Ok{};
-  if (Member* clinit = find_clinit(cf)) {
-    // A rewritten <clinit> names the entries its rewrite added: read as the code as parsed,
-    // those would be out of the pool, and the registration lost.
-    s = prepend_to_clinit(cf, *clinit, std::move(prefix.value()),
-                          clinit_written ? CodeSource::kWritten : CodeSource::kParsed);
-  } else {
-    s = create_clinit(cf, std::move(prefix.value()));
-  }
+  Status s = prepend_to_clinit(cf, std::move(prefix.value()), lead, clinit_written);
   if (s) parts_out = std::move(parts);
   return s;
 }

@@ -3,11 +3,14 @@
 // the original call-site offset.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "classfile/class_file.h"
+#include "classfile/code_ir.h"
 #include "rewriter/method_rewriter.h"
+#include "rewriter/module_reads.h"
 
 namespace duplex {
 
@@ -23,13 +26,26 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
                                           const std::vector<MethodCalls>& methods,
                                           uint32_t clinit_shift);
 
-// Adds the registration at the start of <clinit> (creating it if needed). `methods` must
-// hold the rewritten <clinit>'s calls, if it was rewritten, under "<clinit>()V". Fails (and
-// leaves the class as it was) if <clinit> cannot take the code.
+// What runs first in <clinit>, before the registration: the module-reads prologue
+// (rewriter/module_reads.h) when the class may be in a named module. `bytes`: its size, a
+// multiple of 4, by which the table's <clinit> offsets move.
+struct ClinitLead {
+  std::optional<ModuleReadsRefs> module_reads;
+  uint32_t bytes = 0;
+};
+
+// Adds the registration at the start of <clinit> (creating it if needed), after `lead`.
+// `methods` must hold the rewritten <clinit>'s calls, if it was rewritten, under
+// "<clinit>()V". Fails (and leaves the class as it was) if <clinit> cannot take the code.
 // `parts_out` receives the table parts registered. `clinit_written`: <clinit>'s code is the
 // rewriter's (it may name pool entries added since the class was parsed).
 Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& methods,
                              std::string_view runtime_class, bool clinit_written,
-                             std::vector<std::string>& parts_out);
+                             const ClinitLead& lead, std::vector<std::string>& parts_out);
+
+// Puts `lead` and then `prefix` at the start of <clinit>, creating it if the class has none.
+// `clinit_written` as above.
+Status prepend_to_clinit(ClassFile& cf, std::vector<Insn> prefix, const ClinitLead& lead,
+                         bool clinit_written);
 
 }  // namespace duplex

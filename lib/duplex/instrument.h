@@ -89,7 +89,9 @@ struct InstrumentSummary {
 // single .class file into `output` (the same kind). Fails, writing nothing, on an unreadable
 // input, a single .class file that is not a class file, an output that cannot be written, or
 // a class that duplex already rewrote. (A jar's or directory's class that cannot be read or
-// rewritten is copied unchanged and listed in `failures`.)
+// rewritten is copied unchanged and listed in `failures`.) The classes of a jar or directory
+// holding a module-info.class where their packages start get RewriteOptions::in_named_module
+// (unless rewrite sets its own), so that they run from the module path too.
 Result<InstrumentSummary> instrument_path(const std::string& input, const std::string& output,
                                           const InstrumentOptions& options);
 

@@ -1,0 +1,71 @@
+#include "rewriter/module_reads.h"
+
+#include <string>
+#include <vector>
+
+#include "classfile/opcodes.h"
+
+namespace duplex {
+namespace {
+
+std::string dotted(std::string_view internal_name) {
+  std::string name(internal_name);
+  for (char& c : name) c = c == '/' ? '.' : c;
+  return name;
+}
+
+}  // namespace
+
+Result<ModuleReadsRefs> module_reads_refs(ClassFile& cf, std::string_view runtime_class) {
+  if (cf.major_version < 49) return Error::plain("a class before version 49 cannot ldc a Class");
+  ConstantPool& pool = cf.pool;
+  auto get_module = pool.add_methodref("java/lang/Class", "getModule", "()Ljava/lang/Module;");
+  if (!get_module) return get_module.error();
+  auto for_name =
+      pool.add_methodref("java/lang/Class", "forName",
+                         "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;");
+  if (!for_name) return for_name.error();
+  auto add_reads =
+      pool.add_methodref("java/lang/Module", "addReads", "(Ljava/lang/Module;)Ljava/lang/Module;");
+  if (!add_reads) return add_reads.error();
+  auto runtime = pool.add_string(dotted(runtime_class));
+  if (!runtime) return runtime.error();
+  return ModuleReadsRefs{cf.this_class, *get_module, *for_name, *add_reads, *runtime};
+}
+
+void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
+  const LabelId start = ir.new_label();
+  const LabelId end = ir.new_label();
+  const LabelId handler = ir.new_label();
+  // The code after the prologue: its own first label when it starts with one (a label that
+  // may carry a frame already), else a new one.
+  LabelId join =
+      !ir.insns.empty() && ir.insns.front().is_label() ? ir.insns.front().label() : kNoLabel;
+  const bool new_join = join == kNoLabel;
+  if (new_join) join = ir.new_label();
+  // ldc_w (which the assembler keeps) and a short goto: 21 + 3 + 1 bytes, then nops to 28.
+  std::vector<Insn> code = {
+      Insn::make_label(start),
+      Insn::make(op::kLdcW, r.this_class),
+      Insn::make(op::kInvokevirtual, r.get_module),
+      Insn::make(op::kLdcW, r.runtime),
+      Insn::make(op::kIconst0),
+      Insn::make(op::kAconstNull),
+      Insn::make(op::kInvokestatic, r.for_name),
+      Insn::make(op::kInvokevirtual, r.get_module),
+      Insn::make(op::kInvokevirtual, r.add_reads),
+      Insn::make(op::kPop),
+      Insn::make_label(end),
+      Insn::make_branch(op::kGoto, join),
+      Insn::make_label(handler),
+      Insn::make(op::kPop),  // the Throwable
+      Insn::make(op::kNop),
+      Insn::make(op::kNop),
+      Insn::make(op::kNop),
+  };
+  if (new_join) code.push_back(Insn::make_label(join));
+  ir.insns.insert(ir.insns.begin(), code.begin(), code.end());
+  ir.try_catches.insert(ir.try_catches.begin(), TryCatch{start, end, handler, 0});
+}
+
+}  // namespace duplex

@@ -1,0 +1,140 @@
+#!/bin/sh
+# `duplex instrument` on modular code: a jar with a module-info.class, run from the module path,
+# is a named module, which reads no unnamed module, and the runtime is in the boot loader's
+# unnamed module. Its rewritten classes must make their module read the runtime's before their
+# first check (rewriter/module_reads.h), and must still run anywhere else: on the class path,
+# with the runtime on the class path (where the read cannot be added and the prologue's catch
+# lets <clinit> go on), and as an exploded module directory. Every run verifies every class, and
+# prints what the original prints; the call-edge and call-edge-stack profiles agree, which they
+# only do when the site table's <clinit> offsets count the prologue. Classes of a jar without
+# a module-info get no prologue.
+#
+#   modules.sh DUPLEX RUNTIME_JAR
+set -eu
+duplex=$1 runtime=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+verify="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
+
+# --- a module: a static initializer with a call (a call site in <clinit>), a loop, fields, a
+# second package, and a switch in <clinit> (its padding must survive the prologue) ---
+src=$tmp/src/com.ex
+mkdir -p "$src/com/ex/impl" "$tmp/mods"
+cat >"$src/module-info.java" <<'J'
+module com.ex { }
+J
+cat >"$src/com/ex/Main.java" <<'J'
+package com.ex;
+public class Main {
+  static final int BASE = com.ex.impl.Helper.base(3);
+  static int kind;
+  static {
+    switch (BASE) { case 1: kind = 10; break; case 6: kind = 20; break; case 900: kind = 30; break; default: kind = 40; }
+  }
+  int total;
+  int work(int n) { int s = 0; for (int i = 0; i < n; i++) { s += i; total++; } return s; }
+  public static void main(String[] a) {
+    Main m = new Main();
+    long t = 0;
+    for (int i = 0; i < 300; i++) t += m.work(i);
+    System.out.println("sum " + t + " total " + m.total + " base " + BASE + " kind " + kind);
+  }
+}
+J
+cat >"$src/com/ex/impl/Helper.java" <<'J'
+package com.ex.impl;
+public class Helper {
+  public static int base(int k) { int b = 0; for (int i = 1; i <= k; i++) b += i; return b; }
+}
+J
+javac -d "$tmp/mods/com.ex" "$src/module-info.java" "$src/com/ex/Main.java" "$src/com/ex/impl/Helper.java"
+(cd "$tmp" && jar --create --file app.jar -C mods/com.ex .)
+expected=$(java -p "$tmp/app.jar" -m com.ex/com.ex.Main)
+[ "$expected" = "sum 4455100 total 44850 base 6 kind 20" ] || fail "unexpected original output: $expected"
+
+run_module() {  # run_module NAME MODULE_PATH [PROFILE]: interval 1, the profile in $tmp/NAME.xml
+  # shellcheck disable=SC2086
+  java $verify -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/$1.xml" \
+    -Dduplex.profile="${3:-call-edge,field-access}" -p "$2" -m com.ex/com.ex.Main
+}
+# The call edges into the module's own methods (call-edge-stack sees only callees it rewrote).
+edges() { grep '<edge .*callee="com/ex/' "$1" | sed 's/^ *//' | sort; }
+
+# --- the jar on the module path ---
+"$duplex" instrument "$tmp/app.jar" -o "$tmp/app-dx.jar" --quiet
+got=$(run_module jar "$tmp/app-dx.jar") || fail "module path: exit status $?"
+[ "$got" = "$expected" ] || fail "module path printed: $got"
+grep -q 'caller-method="&lt;clinit&gt;".*callee="com/ex/impl/Helper.base(I)I" count="1"' "$tmp/jar.xml" ||
+  fail "module path: no call edge from <clinit>: $(grep '<edge ' "$tmp/jar.xml")"
+grep -q '<field .*com/ex/Main.total' "$tmp/jar.xml" || fail "module path: no field accesses"
+echo "ok a modular jar on the module path: same output, complete profile"
+
+# --- call-edge-stack maps call sites through the site table: the same edges only if its
+# <clinit> offsets count the prologue ---
+"$duplex" instrument "$tmp/app.jar" -o "$tmp/app-stack.jar" --profile call-edge-stack --quiet
+got=$(run_module stack "$tmp/app-stack.jar" call-edge-stack) || fail "call-edge-stack: exit status $?"
+[ "$got" = "$expected" ] || fail "call-edge-stack printed: $got"
+edges "$tmp/jar.xml" >"$tmp/jar.edges"
+edges "$tmp/stack.xml" >"$tmp/stack.edges"
+[ -s "$tmp/jar.edges" ] && cmp -s "$tmp/jar.edges" "$tmp/stack.edges" ||
+  fail "call-edge-stack edges differ: $(diff "$tmp/jar.edges" "$tmp/stack.edges" | head -5)"
+echo "ok call-edge-stack on the module path: the same call edges, <clinit>'s included"
+
+# --- the same rewritten jar elsewhere: the class path; the runtime on the class path too (the
+# prologue's Class.forName on the boot loader fails and its catch goes on) ---
+# shellcheck disable=SC2086
+got=$(java $verify -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -cp "$tmp/app-dx.jar" com.ex.Main)
+[ "$got" = "$expected" ] || fail "class path printed: $got"
+# shellcheck disable=SC2086
+got=$(java $verify -Dduplex.interval=1 -Dduplex.out="$tmp/cp.xml" -cp "$tmp/app-dx.jar:$runtime" com.ex.Main)
+[ "$got" = "$expected" ] || fail "runtime on the class path printed: $got"
+grep -q '<field .*com/ex/Main.total' "$tmp/cp.xml" || fail "runtime on the class path: no profile"
+echo "ok the rewritten modular jar on the class path, with the runtime on the boot or the class path"
+
+# --- an exploded module directory (a tree of modules: the module-info is where each module's
+# packages start) ---
+"$duplex" instrument "$tmp/mods" -o "$tmp/mods-dx" --quiet
+got=$(run_module dir "$tmp/mods-dx") || fail "exploded module: exit status $?"
+[ "$got" = "$expected" ] || fail "exploded module printed: $got"
+echo "ok an exploded module directory on the module path"
+
+# --- a library for Java 8 with a module-info for 9+ (classes of version 52, as slf4j ships):
+# on the module path it is a named module ---
+mkdir -p "$tmp/m8/classes"
+javac --release 8 -d "$tmp/m8/classes" "$src/com/ex/Main.java" "$src/com/ex/impl/Helper.java"
+javac --release 9 -d "$tmp/m8/info" "$src/module-info.java" "$src/com/ex/Main.java" "$src/com/ex/impl/Helper.java"
+cp "$tmp/m8/info/module-info.class" "$tmp/m8/classes/"
+(cd "$tmp/m8" && jar --create --file m8.jar -C classes .)
+"$duplex" instrument "$tmp/m8/m8.jar" -o "$tmp/m8/m8-dx.jar" --quiet
+got=$(run_module m8 "$tmp/m8/m8-dx.jar") || fail "version-52 module: exit status $?"
+[ "$got" = "$expected" ] || fail "version-52 module printed: $got"
+echo "ok a module of version-52 classes on the module path"
+# The same with its module-info in a multi-release jar's META-INF/versions/9 (as xz ships it).
+mkdir -p "$tmp/m8/v9"
+cp "$tmp/m8/info/module-info.class" "$tmp/m8/v9/"
+rm "$tmp/m8/classes/module-info.class"
+printf 'Multi-Release: true\n' >"$tmp/m8/mr.mf"
+(cd "$tmp/m8" && jar --create --file m8v.jar --manifest mr.mf -C classes . --release 9 -C v9 .)
+"$duplex" instrument "$tmp/m8/m8v.jar" -o "$tmp/m8/m8v-dx.jar" --quiet
+got=$(run_module m8v "$tmp/m8/m8v-dx.jar") || fail "versioned module-info: exit status $?"
+[ "$got" = "$expected" ] || fail "versioned module-info printed: $got"
+echo "ok a module whose module-info is in META-INF/versions/9"
+
+# --- a jar without a module-info: no prologue; its <clinit>, which call-edge-stack leaves as
+# it was but for the site table's registration before it, has its call sites at their own
+# offsets (they were reported moved by the registration's 12 bytes until 2026-11-28) ---
+(cd "$tmp" && jar --create --file plain.jar -C mods/com.ex com)
+"$duplex" instrument "$tmp/plain.jar" -o "$tmp/plain-dx.jar" --quiet
+"$duplex" disasm "$tmp/plain-dx.jar" | grep -q 'java/lang/Module.addReads' &&
+  fail "a jar without a module-info got the module-reads prologue"
+"$duplex" disasm "$tmp/app-dx.jar" | grep -q 'java/lang/Module.addReads' ||
+  fail "the modular jar has no module-reads prologue"
+echo "ok only classes beside a module-info get the prologue"
+"$duplex" instrument "$tmp/plain.jar" -o "$tmp/plain-stack.jar" --profile call-edge-stack --quiet
+java -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -Dduplex.out="$tmp/plain-stack.xml" \
+  -Dduplex.profile=call-edge-stack -cp "$tmp/plain-stack.jar" com.ex.Main >/dev/null
+edges "$tmp/plain-stack.xml" >"$tmp/plain.edges"
+cmp -s "$tmp/jar.edges" "$tmp/plain.edges" ||
+  fail "call-edge-stack without a module: $(diff "$tmp/jar.edges" "$tmp/plain.edges" | head -5)"
+echo "ok call-edge-stack: a <clinit> left as it was keeps its call sites' offsets"
