@@ -93,6 +93,14 @@ std::string name_from_bytes(std::span<const uint8_t> bytes) {
   return cf ? cf.value().name() : std::string();
 }
 
+// Whether the class is the output of duplex already (a jar `duplex instrument` rewrote, with its
+// twin classes): the rewriter refuses such classes, and they run as they are. Asked only once a
+// rewrite failed, so the common path parses the class once.
+bool rewritten_offline(std::span<const uint8_t> bytes) {
+  auto cf = ClassFile::parse(bytes);
+  return cf && is_rewritten(cf.value());
+}
+
 // Hands JVMTI a copy of `bytes`; false (and a log line) when JVMTI has no memory for it.
 bool hand_over(const std::string& name, const std::vector<uint8_t>& bytes, jint* new_len,
                unsigned char** new_data) {
@@ -235,6 +243,12 @@ void transform(JNIEnv* jni, jclass redefined, jobject loader, const char* jvm_na
           .count());
   record_time(name, ns, cpu_ns);
   if (!result) {
+    if (rewritten_offline(bytes)) {  // jars duplex rewrote may run under the agent: not a failure
+      ++s.stats.skipped;
+      if (log_on(LogLevel::kDebug))
+        log_line("skipped %s: rewritten by duplex already", name.c_str());
+      return;
+    }
     ++s.stats.failed;
     log_line("cannot rewrite %s, loaded unchanged: %s", name.c_str(),
              result.error().message().c_str());
