@@ -31,7 +31,8 @@ namespace {
 }
 
 // The options an input asks for: its last byte picks the mode and the check form, the one
-// before it the layout switches. Every field of RewriteOptions that changes the code emitted
+// before it the layout switches, the third last whether the class is in a named module. Every
+// field of RewriteOptions that changes the code emitted
 // is reachable.
 duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   static const duplex::Mode kModes[] = {duplex::Mode::kFull,       duplex::Mode::kPartial,
@@ -41,6 +42,7 @@ duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
                                              duplex::CheckForm::kLocal};
   uint8_t a = input.empty() ? 0 : input[input.size() - 1];
   uint8_t b = input.size() < 2 ? 0 : input[input.size() - 2];
+  uint8_t c = input.size() < 3 ? 0 : input[input.size() - 3];
   duplex::RewriteOptions o;
   o.mode = kModes[a % 6];
   o.check = kForms[(a / 6) % 3];
@@ -56,6 +58,7 @@ duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   if (duplex::method_counters_unsupported(o)) o.method_counters = false;  // refused, not fuzzed
   o.lazy_twins = ((a / 36) & 1) != 0;
   o.lazy_twins_raise_version = ((a / 144) & 1) == 0;
+  if ((c & 1) != 0) o.in_named_module = [](std::string_view) { return true; };
   for (const char* name : {"call-edge", "field-access"}) {
     auto inst = duplex::make_builtin_instrumentation(name);
     if (!inst) fail("no built-in instrumentation", name);

@@ -675,6 +675,50 @@ TEST_CASE("a class name the JVM would refuse refuses the class", "[rewriter]") {
   CHECK(r.error().message() == "Pr;be: the class name is not a valid binary name (JVMS 4.2.1)");
 }
 
+TEST_CASE("a class that may be in a named module reads the runtime's module first",
+          "[rewriter][modules]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge-stack", "field-access"});
+  std::vector<std::string> asked;
+  options.in_named_module = [&asked](std::string_view name) {
+    asked.emplace_back(name);
+    return true;
+  };
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  CHECK(asked == std::vector<std::string>{"Probe"});
+  // Probe has no <clinit>: one is made, the prologue (28 bytes, guarded by a catch-all), then
+  // the site table's registration.
+  const std::string clinit = method_listing(r->bytes, "<clinit>");
+  INFO(clinit);
+  CHECK(clinit.find("0: ldc_w #") != std::string::npos);
+  CHECK(clinit.find("java/lang/Class.getModule()") != std::string::npos);
+  CHECK(clinit.find("String \"duplex.runtime.Duplex\"") != std::string::npos);
+  CHECK(clinit.find("java/lang/Module.addReads(") != std::string::npos);
+  CHECK(clinit.find("from 0 to 21 target 24 type any") != std::string::npos);
+  CHECK(clinit.find("28: ldc_w") != std::string::npos);  // the registration starts at 28
+  CHECK(clinit.find("duplex/runtime/Duplex.register(") != std::string::npos);
+
+  // Without the question, or answered no: no prologue.
+  for (bool answer : {false, true}) {
+    RewriteOptions plain = options_for(Mode::kFull, {"field-access"});
+    if (answer) plain.in_named_module = [](std::string_view) { return false; };
+    auto p = rewrite_class(probe_class(), plain);
+    REQUIRE(p.ok());
+    CHECK(method_listing(p->bytes, "<clinit>") == "<no method <clinit>>");
+  }
+
+  // A class before version 49 cannot name its own Class: left unchanged, saying why.
+  std::vector<uint8_t> old = two_method_class({0xb1}, 0);
+  old[7] = 48;
+  RewriteOptions named = options_for(Mode::kFull, {"field-access"});
+  named.in_named_module = [](std::string_view) { return true; };
+  auto refused = rewrite_class(old, named);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message() ==
+        "T: it may run in a named module, whose code cannot reach the runtime without a read "
+        "added first: a class before version 49 cannot ldc a Class");
+}
+
 TEST_CASE("site records name the original offsets and lines", "[rewriter]") {
   auto r = rewrite(Mode::kFull, {"call-edge-stack", "field-access"});
   bool saw_put = false, saw_entry = false;
