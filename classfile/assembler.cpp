@@ -765,9 +765,13 @@ bool Assembler::wants_frames() const {
   return ir_.had_stack_map_table || !original_code_branches();
 }
 
-// Any original instruction (not inserted: it has an original offset) that jumps, or any handler.
+// Any original instruction (not inserted: it has an original offset) that jumps, or any
+// original handler (its label stood in the original code). An inserted handler covers inserted
+// code only, whose frames forward simulation gets exactly.
 bool Assembler::original_code_branches() const {
-  if (!ir_.try_catches.empty()) return true;
+  for (const TryCatch& tc : ir_.try_catches) {
+    if (tc.handler >= ir_.labels.size() || ir_.labels[tc.handler].original_offset >= 0) return true;
+  }
   for (const Insn& insn : ir_.insns) {
     if (insn.original_offset < 0 || insn.is_label()) continue;
     auto o = static_cast<uint8_t>(insn.opcode);

@@ -37,10 +37,15 @@ void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
   const LabelId start = ir.new_label();
   const LabelId end = ir.new_label();
   const LabelId handler = ir.new_label();
-  // The code after the prologue: its own first label when it starts with one (a label that
-  // may carry a frame already), else a new one.
-  LabelId join =
-      !ir.insns.empty() && ir.insns.front().is_label() ? ir.insns.front().label() : kNoLabel;
+  // The code after the prologue: its first label when that carries a frame already (a second
+  // frame at the same offset would be one too many), else a new label, whose frame the
+  // assembler computes (a label of the original code without a frame keeps none: found by
+  // fuzzing, h2's ConfigProperties.<clinit> starts with a line number's label).
+  LabelId join = kNoLabel;
+  if (!ir.insns.empty() && ir.insns.front().is_label()) {
+    const LabelId first = ir.insns.front().label();
+    if (first < ir.labels.size() && ir.labels[first].frame) join = first;
+  }
   const bool new_join = join == kNoLabel;
   if (new_join) join = ir.new_label();
   // ldc_w (which the assembler keeps) and a short goto: 21 + 3 + 1 bytes, then nops to 28.

@@ -707,6 +707,27 @@ TEST_CASE("a class that may be in a named module reads the runtime's module firs
     CHECK(method_listing(p->bytes, "<clinit>") == "<no method <clinit>>");
   }
 
+  // A version-50 class whose twins move is raised to 55 after its <clinit> was made: the
+  // prologue's handler must have its frames already (found by fuzzing h2's classes).
+  {
+    std::vector<uint8_t> v50 = two_method_class({0xb1}, 0);
+    v50[7] = 50;
+    RewriteOptions lazy = options_for(Mode::kFull, {"field-access"});
+    lazy.lazy_twins = true;
+    lazy.in_named_module = [](std::string_view) { return true; };
+    auto raised = rewrite_class(v50, lazy);
+    REQUIRE(raised.ok());
+    REQUIRE_FALSE(raised->twin_class.empty());
+    auto cf = ClassFile::parse(raised->bytes);
+    REQUIRE(cf.ok());
+    CHECK(cf->major_version == 55);
+    for (const Member& m : cf->methods) {
+      INFO(cf->member_name(m));
+      CHECK(build_code_ir(cf.value(), m).ok());  // frames where version 55 needs them
+    }
+    CHECK(method_listing(raised->bytes, "<clinit>").find("frame @24") != std::string::npos);
+  }
+
   // A class before version 49 cannot name its own Class: left unchanged, saying why.
   std::vector<uint8_t> old = two_method_class({0xb1}, 0);
   old[7] = 48;
