@@ -37,10 +37,9 @@ void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
   const LabelId start = ir.new_label();
   const LabelId end = ir.new_label();
   const LabelId handler = ir.new_label();
-  // The code after the prologue: its first label when that carries a frame already (a second
-  // frame at the same offset would be one too many), else a new label, whose frame the
-  // assembler computes (a label of the original code without a frame keeps none: found by
-  // fuzzing, h2's ConfigProperties.<clinit> starts with a line number's label).
+  // The code after the prologue, which the goto needs a frame at: its first label when that
+  // carries one already, else a new label (the assembler computes the frame of a run of labels
+  // at one offset that lacks one).
   LabelId join = kNoLabel;
   if (!ir.insns.empty() && ir.insns.front().is_label()) {
     const LabelId first = ir.insns.front().label();
