@@ -337,6 +337,13 @@ class PathInstrumenter {
     if (fs::absolute(input, ec) == fs::absolute(output, ec)) {
       return Error::plain(output + ": the output must differ from the input");
     }
+    // A jmod is a zip behind a header of its own, and the JDK's modules load from the runtime
+    // image, not from jmods: rewriting one would change nothing that runs.
+    if (input.ends_with(".jmod") && !fs::is_directory(input, ec)) {
+      return Error::plain(input +
+                          ": a JDK module (.jmod) cannot be rewritten offline; the agent rewrites "
+                          "JDK classes as they load (jdk=true, runtime/agent/README.md)");
+    }
     if (options_.rewrite.lazy_twins && !options_.rewrite.class_index) {
       if (auto s = build_class_index(input); !s) return s.error();
     }

@@ -355,6 +355,9 @@ bad 1 "$tmp/o6.jar" "$tmp/truncated.jar" -o "$tmp/o6.jar"
 bad 1 "$tmp/notempty" "$tmp/classes" -o "$tmp/notempty"
 bad 1 "" "$tmp/plain.jar" -o "$tmp/plain.jar"
 bad 2 "$tmp/o7.jar" "$tmp/plain.jar" -o "$tmp/o7.jar" --layout inline --lazy-twins
+cp "$tmp/plain.jar" "$tmp/java.demo.jmod"
+bad 1 "$tmp/o8.jmod" "$tmp/java.demo.jmod" -o "$tmp/o8.jmod"
+grep -q 'a JDK module (.jmod) cannot be rewritten offline' "$tmp/err.txt" || fail "jmod: $(cat "$tmp/err.txt")"
 [ "$(java -cp "$tmp/plain.jar" app.Main)" = "base 499500 v8" ] || fail "the input was modified"
 echo "ok bad inputs and options"
 
