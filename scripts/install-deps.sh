@@ -16,6 +16,9 @@ test_packages=(
   libxerces2-java libsunflow-java libbcprov-java
   clang libclang-rt-14-dev chromium
   libcommons-compress-java libxz-java bsh-src shared-mime-info libjs-highlight.js libjs-jquery
+  # Modular libraries of version-51/52 classes (module-info at the root, and in
+  # META-INF/versions/9 for xz): tests/cli/modules.sh runs them from the module path.
+  libjruby-joni-java libjcodings-java
   libjacoco-java
   # What the corpus check's application jars name, so HotSpot can load every one of their
   # classes (bench/classfile/check_corpus.sh).

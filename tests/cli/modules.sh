@@ -6,8 +6,9 @@
 # with the runtime on the class path (where the read cannot be added and the prologue's catch
 # lets <clinit> go on), and as an exploded module directory. Every run verifies every class, and
 # prints what the original prints; the call-edge and call-edge-stack profiles agree, which they
-# only do when the site table's <clinit> offsets count the prologue. Classes of a jar without
-# a module-info get no prologue.
+# only do when the site table's <clinit> offsets count the prologue. Real modular libraries
+# (Debian's joni, jcodings and xz, of version-51/52 classes) run rewritten from the module path.
+# Classes of a jar without a module-info get no prologue.
 #
 #   modules.sh DUPLEX RUNTIME_JAR
 set -eu
@@ -120,6 +121,66 @@ printf 'Multi-Release: true\n' >"$tmp/m8/mr.mf"
 got=$(run_module m8v "$tmp/m8/m8v-dx.jar") || fail "versioned module-info: exit status $?"
 [ "$got" = "$expected" ] || fail "versioned module-info printed: $got"
 echo "ok a module whose module-info is in META-INF/versions/9"
+
+# --- real modular libraries nobody here wrote (Debian's joni and jcodings, module-info at the
+# root, and xz, module-info in META-INF/versions/9; classes of versions 51 and 52), used by a
+# module of ours: all four rewritten, run from the module path at intervals 1 and 1000 ---
+share=${SHARE_JAVA:-/usr/share/java}
+if [ -f "$share/joni.jar" ] && [ -f "$share/jcodings.jar" ] && [ -f "$share/xz.jar" ]; then
+  use=$tmp/use
+  mkdir -p "$use/src/use"
+  cat >"$use/src/module-info.java" <<'J'
+module use { requires org.jruby.joni; requires org.jruby.jcodings; requires org.tukaani.xz; }
+J
+  cat >"$use/src/use/Main.java" <<'J'
+package use;
+import java.io.*;
+import java.nio.charset.StandardCharsets;
+import org.jcodings.specific.UTF8Encoding;
+import org.joni.*;
+import org.tukaani.xz.*;
+public class Main {
+  public static void main(String[] a) throws Exception {
+    byte[] pattern = "([a-z]+)@([a-z]+)\\.(com|org)".getBytes(StandardCharsets.UTF_8);
+    Regex regex = new Regex(pattern, 0, pattern.length, Option.NONE, UTF8Encoding.INSTANCE);
+    StringBuilder text = new StringBuilder();
+    for (int i = 0; i < 500; i++) text.append("user").append((char) ('a' + i % 26)).append("@host").append(i % 2 == 0 ? ".com " : ".org ");
+    byte[] t = text.toString().getBytes(StandardCharsets.UTF_8);
+    Matcher m = regex.matcher(t);
+    int found = 0, at = 0;
+    while ((at = m.search(at, t.length, Option.DEFAULT)) >= 0) { found++; at = m.getEnd(); }
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (XZOutputStream out = new XZOutputStream(bytes, new LZMA2Options(3))) { out.write(t); }
+    ByteArrayOutputStream back = new ByteArrayOutputStream();
+    try (XZInputStream in = new XZInputStream(new ByteArrayInputStream(bytes.toByteArray()))) { in.transferTo(back); }
+    System.out.println("matches " + found + " round trip " + java.util.Arrays.equals(t, back.toByteArray()));
+  }
+}
+J
+  libs="$share/joni.jar:$share/jcodings.jar:$share/xz.jar"
+  javac -p "$libs" -d "$use/classes" "$use/src/module-info.java" "$use/src/use/Main.java"
+  (cd "$use" && jar --create --file use.jar -C classes .)
+  want=$(java -p "$use/use.jar:$libs" -m use/use.Main)
+  [ "$want" = "matches 500 round trip true" ] || fail "libraries: unexpected original output: $want"
+  dx=""
+  for j in "$use/use.jar" "$share/joni.jar" "$share/jcodings.jar" "$share/xz.jar"; do
+    out=$use/$(basename "$j" .jar)-dx.jar
+    "$duplex" instrument "$j" -o "$out" --quiet
+    dx="$dx${dx:+:}$out"
+  done
+  for interval in 1 1000; do
+    # shellcheck disable=SC2086
+    got=$(java $verify -Xbootclasspath/a:"$runtime" -Dduplex.interval=$interval \
+      -Dduplex.out="$use/p$interval.xml" -p "$dx" -m use/use.Main) ||
+      fail "libraries at interval $interval: exit status $?"
+    [ "$got" = "$want" ] || fail "libraries at interval $interval printed: $got"
+  done
+  grep -q 'callee="org/joni/' "$use/p1.xml" && grep -q 'callee="org/tukaani/xz/' "$use/p1.xml" ||
+    fail "libraries: no call edges into joni or xz"
+  echo "ok Debian's joni, jcodings and xz, rewritten, from the module path: same output"
+else
+  fail "joni, jcodings or xz not installed in $share (scripts/install-deps.sh --with-tests installs them)"
+fi
 
 # --- a jar without a module-info: no prologue; its <clinit>, which call-edge-stack leaves as
 # it was but for the site table's registration before it, has its call sites at their own
