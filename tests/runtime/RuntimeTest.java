@@ -57,6 +57,7 @@ public final class RuntimeTest {
       test("jitter keeps the mean and is deterministic", RuntimeTest::jitter);
       test("bursts: samples at consecutive checks", RuntimeTest::bursts);
       test("method counters: rearm", RuntimeTest::methodCounters);
+      test("method counters: bursts of their own", RuntimeTest::methodCounterBursts);
       test("field and event counts", RuntimeTest::fieldsAndEvents);
       test("concurrent counting is exact", RuntimeTest::concurrentCounts);
       test("entry and backedge counts", RuntimeTest::entriesAndBackedges);
@@ -400,6 +401,48 @@ public final class RuntimeTest {
     int left = checksToExpiry(k);
     expect(left >= 1 && left <= 10, "sampling on again: the cell takes a phase in place: " + left);
     Duplex.configure("jitter=" + jitterBefore);
+    Duplex.setInterval(1000);
+  }
+
+  /**
+   * burst=4 at interval 10 on method counters, no jitter: each method's checks sample in runs of
+   * four consecutive checks whose starts are 13 checks apart, as on the shared counter, however
+   * the checks of two methods interleave (a burst is its cell's own, Duplex.rearm); every sample
+   * is counted.
+   */
+  static void methodCounterBursts() throws Exception {
+    String jitterBefore = Duplex.getOption("jitter");
+    Duplex.configure("jitter=0,burst=4");
+    Duplex.setInterval(10);
+    long before = Duplex.samplesTaken();
+    Object[] counters = new Object[2];
+    List<List<Integer>> samples = Arrays.asList(new ArrayList<>(), new ArrayList<>());
+    for (int check = 0; check < 300; check++) {
+      for (int k = 0; k < 2; k++) { // two methods' checks, interleaved
+        if (Duplex.tickOf(counters[k]) > 0) continue;
+        counters[k] = Duplex.methodCounter(counters[k]);
+        if (Duplex.rearm(counters[k])) samples.get(k).add(check);
+      }
+    }
+    for (List<Integer> one : samples) {
+      List<Integer> runStarts = new ArrayList<>();
+      int run = 0;
+      for (int i = 0; i < one.size(); i++) {
+        boolean next = i > 0 && one.get(i) == one.get(i - 1) + 1;
+        if (!next) {
+          if (i > 0) expectEq(4, run, "a burst of four consecutive checks: " + one);
+          runStarts.add(one.get(i));
+          run = 0;
+        }
+        run++;
+      }
+      for (int i = 1; i < runStarts.size(); i++)
+        expectEq(13, runStarts.get(i) - runStarts.get(i - 1), "bursts 13 checks apart: " + one);
+      expect(runStarts.size() >= 22, "about 23 bursts in 300 checks: " + one);
+    }
+    long taken = samples.get(0).size() + samples.get(1).size();
+    expectEq(before + taken, Duplex.samplesTaken(), "every sample of a burst is counted");
+    Duplex.configure("burst=1,jitter=" + jitterBefore);
     Duplex.setInterval(1000);
   }
 

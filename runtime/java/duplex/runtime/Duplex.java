@@ -278,9 +278,13 @@ public final class Duplex {
    * the calling thread's cell; true: sample. The cell is missing only on the method's first check
    * (the check found no counter): it is made as {@link #firstTickOf} makes one. A cell below 0
    * (threads sharing it raced) starts afresh the same way (a sample may be lost, never biased).
-   * A cell at 0 ran out: the shared counter's rule decides ({@link #nextStart}), without bursts;
-   * sampling off parks the cell as far away as the shared counter (a later setInterval()
-   * restarts every cell: {@link MethodCounters#restartAll}).
+   * A cell at 0 ran out: the shared counter's rule decides ({@link #nextStart}); sampling off
+   * parks the cell as far away as the shared counter (a later setInterval() restarts every cell:
+   * {@link MethodCounters#restartAll}). A burst ({@code burst=b}, counter trigger) is the cell's
+   * own: its next b - 1 checks sample too. The shared counter's bursts would fall on whatever
+   * checks came next, of methods that count on it (interfaces, flag checks) and not of this
+   * one, and such methods took b times the samples of the others: rhino's call edges 94.3%
+   * overlap without bursts and 70.7% with burst=4, measured 2026-11-28 before this.
    */
   public static boolean rearm(Object counter) {
     MethodCell[] cells = (MethodCell[]) counter;
@@ -294,8 +298,18 @@ public final class Duplex {
     }
     if (c.count > 0) return false;
     int next = nextStart(s, 1, TIMER ? TIMER_POLL : OFF);
+    if (next > 0 && burst > 1 && !TIMER) next = cellBurst(c, next);
     c.count = Math.abs(next);
     return next > 0;
+  }
+
+  /**
+   * A sample of cell {@code c} under bursts: 1 (the next check samples too) while its burst has
+   * samples left to take, else {@code next}, the interval.
+   */
+  private static int cellBurst(MethodCell c, int next) {
+    c.burstLeft = c.burstLeft > 0 ? c.burstLeft - 1 : burst - 1;
+    return c.burstLeft > 0 ? 1 : next;
   }
 
   /** The calling thread's cell of a method counter: its stripe's, or the one cell (counter=global). */

@@ -23,4 +23,7 @@ class MethodCellPad {
 class MethodCellCount extends MethodCellPad {
   /** Checks left before the method's next expiry (the stripe's threads decrement it). */
   int count;
+
+  /** Samples left to take of the cell's current burst (Duplex.rearm; 0: none in progress). */
+  int burstLeft;
 }

@@ -42,7 +42,9 @@ final class MethodCounters {
           continue;
         }
         for (MethodCell c : cells) {
-          if (c != null) c.count = Duplex.cellStart(null);
+          if (c == null) continue;
+          c.count = Duplex.cellStart(null);
+          c.burstLeft = 0; // a burst in progress is forgotten, as the shared counter's is
         }
       }
     }
