@@ -68,6 +68,7 @@ public final class RuntimeTest {
       test("dump failure is reported", RuntimeTest::dumpFailure);
       test("reset clears counts", RuntimeTest::reset);
       test("class counters: tables of version 1 and 2", RuntimeTest::classCounterTables);
+      test("call sites hold receiver classes weakly", RuntimeTest::receiversUnload);
       test("configure validates", RuntimeTest::configure);
       test("periodic dump", RuntimeTest::periodicDump);
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
@@ -444,6 +445,64 @@ public final class RuntimeTest {
     expectEq(before + taken, Duplex.samplesTaken(), "every sample of a burst is counted");
     Duplex.configure("burst=1,jitter=" + jitterBefore);
     Duplex.setInterval(1000);
+  }
+
+  /** A receiver for {@link #receiversUnload}, defined again by a loader of its own. */
+  public static final class Receiver {
+    @Override
+    public String toString() { return "receiver"; }
+  }
+
+  /** Defines {@link Receiver} in a loader of its own, which nothing else refers to. */
+  static final class OneClassLoader extends ClassLoader {
+    OneClassLoader() { super(RuntimeTest.class.getClassLoader()); }
+
+    Class<?> defineReceiver() throws IOException {
+      String name = Receiver.class.getName();
+      byte[] bytes;
+      try (java.io.InputStream in =
+          getParent().getResourceAsStream(name.replace('.', '/') + ".class")) {
+        bytes = in.readAllBytes();
+      }
+      return defineClass(name, bytes, 0, bytes.length);
+    }
+  }
+
+  static final String WEAK_SITE =
+      "duplextest/RuntimeTest\tweak\t()V\t7\t-1\tjava/lang/Object.toString()Ljava/lang/String;";
+
+  /** Counts five virtual calls on a receiver of a class of a loader of its own; the loader. */
+  static java.lang.ref.WeakReference<ClassLoader> countOnThrowawayClass() throws Exception {
+    OneClassLoader loader = new OneClassLoader();
+    Object receiver = loader.defineReceiver().getDeclaredConstructor().newInstance();
+    expect(receiver.getClass() != Receiver.class, "a class of its own loader");
+    for (int i = 0; i < 5; i++) Duplex.callSiteVirtual(receiver, WEAK_SITE);
+    return new java.lang.ref.WeakReference<ClassLoader>(loader);
+  }
+
+  /**
+   * A receiver's class counted at a virtual call site can still be unloaded, and with it its
+   * loader (a server's redeployed application); its calls stay in the profile, under the site's
+   * declared callee.
+   */
+  static void receiversUnload() throws Exception {
+    Duplex.reset();
+    java.lang.ref.WeakReference<ClassLoader> loader = countOnThrowawayClass();
+    for (int i = 0; i < 100 && loader.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    expect(loader.get() == null, "the receiver's class and its loader were unloaded");
+    int found = 0;
+    for (Element e : elements(parse(Duplex.profileXml()), "edge")) {
+      if (!e.getAttribute("caller-method").equals("weak")) continue;
+      found++;
+      expectEq("java/lang/Object.toString()Ljava/lang/String;", e.getAttribute("callee"),
+          "an unloaded receiver's calls go to the declared callee");
+      expectEq("5", e.getAttribute("count"), "and none is lost");
+    }
+    expectEq(1, found, "one edge for the site");
+    Duplex.reset();
   }
 
   /** Checks on a method counter until it runs out: how many it took (the cell's count). */

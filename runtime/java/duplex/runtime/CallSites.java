@@ -1,5 +1,6 @@
 package duplex.runtime;
 
+import java.lang.ref.WeakReference;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
 import java.util.ArrayDeque;
@@ -7,7 +8,6 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
@@ -23,33 +23,55 @@ import java.util.concurrent.atomic.LongAdder;
  * written.
  */
 final class CallSites implements CountStore {
+  /**
+   * The count of one receiver class at one site. The class is held weakly: a count must not keep
+   * a class from being unloaded, and with it its loader and every class that loader defined (a
+   * server that redeploys an application kept every old deployment's classes while they were
+   * held strongly here). A class unloaded before the profile is written keeps its count, under
+   * the site's declared callee (what it resolved to cannot be looked up any more).
+   */
+  static final class Receiver extends WeakReference<Class<?>> {
+    final LongAdder count = new LongAdder();
+
+    Receiver(Class<?> type) { super(type); }
+  }
+
   /** The counts of one call site. */
   static final class Site extends KeyTable.Entry {
     final LongAdder direct = new LongAdder(); // static and special calls, and null receivers
-    // Receiver class -> count. The last class seen is kept in front, as an inline cache.
-    volatile Class<?> lastClass;
-    volatile LongAdder lastCount;
-    final ConcurrentHashMap<Class<?>, LongAdder> byClass =
-        new ConcurrentHashMap<Class<?>, LongAdder>(4);
+    // The last receiver seen, as an inline cache; a class's receiver is found through the
+    // ClassValue (kept with the class, so it holds nothing of it), and listed for the profile.
+    private volatile Receiver last;
+    private final List<Receiver> receivers = new ArrayList<Receiver>(4); // guarded by itself
+    private final ClassValue<Receiver> byClass =
+        new ClassValue<Receiver>() {
+          @Override
+          protected Receiver computeValue(Class<?> type) {
+            // A race may compute two for one class: the loser stays listed, at 0.
+            Receiver r = new Receiver(type);
+            synchronized (receivers) {
+              receivers.add(r);
+            }
+            return r;
+          }
+        };
 
     Site(String key, int hash) { super(key, hash); }
 
     void countReceiver(Class<?> type) {
-      LongAdder n = lastCount;
-      if (lastClass == type && n != null) {
-        n.increment();
-        return;
+      Receiver r = last;
+      if (r == null || r.get() != type) {
+        r = byClass.get(type);
+        last = r;
       }
-      n = byClass.get(type);
-      if (n == null) {
-        LongAdder fresh = new LongAdder();
-        n = byClass.putIfAbsent(type, fresh);
-        if (n == null) n = fresh;
+      r.count.increment();
+    }
+
+    /** The receivers counted so far (a copy). */
+    List<Receiver> receivers() {
+      synchronized (receivers) {
+        return new ArrayList<Receiver>(receivers);
       }
-      n.increment();
-      lastCount = null; // readers never see a class paired with another class's counter
-      lastClass = type;
-      lastCount = n;
     }
   }
 
@@ -81,7 +103,7 @@ final class CallSites implements CountStore {
   public void scale(CountScale s) {
     for (Site site : sites.all()) {
       s.apply(site.direct);
-      for (LongAdder n : site.byClass.values()) s.apply(n);
+      for (Receiver r : site.receivers()) s.apply(r.count);
     }
   }
 
@@ -97,10 +119,11 @@ final class CallSites implements CountStore {
       }
       long direct = s.direct.sum();
       if (direct != 0) out.add(new Object[] {edge(f, f[5]), direct});
-      for (Map.Entry<Class<?>, LongAdder> e : s.byClass.entrySet()) {
-        long n = e.getValue().sum();
+      for (Receiver r : s.receivers()) {
+        long n = r.count.sum();
         if (n == 0) continue;
-        String callee = resolve(e.getKey(), f[5], resolved);
+        Class<?> type = r.get();
+        String callee = type != null ? resolve(type, f[5], resolved) : f[5]; // unloaded
         out.add(new Object[] {edge(f, callee), n});
       }
     }
