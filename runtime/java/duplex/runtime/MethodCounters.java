@@ -16,6 +16,8 @@ final class MethodCounters {
   static final int CELL_MASK = 15;
 
   private static final List<WeakReference<MethodCell[]>> ALL = new ArrayList<>();
+  /** ALL's size after its last sweep: it is swept again once it has doubled. */
+  private static int sweptSize = 1024;
 
   private MethodCounters() {}
 
@@ -23,6 +25,14 @@ final class MethodCounters {
   static MethodCell[] make() {
     MethodCell[] cells = new MethodCell[CELL_MASK + 1];
     synchronized (ALL) {
+      // A program that keeps loading and unloading classes would otherwise grow the list by a
+      // cleared reference per method for as long as the interval stays the same.
+      if (ALL.size() >= 2 * sweptSize) {
+        for (Iterator<WeakReference<MethodCell[]>> it = ALL.iterator(); it.hasNext(); ) {
+          if (it.next().get() == null) it.remove(); // no lambda: nothing to link inside a sample
+        }
+        sweptSize = Math.max(1024, ALL.size());
+      }
       ALL.add(new WeakReference<>(cells));
     }
     return cells;
