@@ -59,7 +59,8 @@ std::string archive_error_text(zip_t* za) {
 std::string open_error_text(int code) {
   switch (code) {
     case ZIP_ER_NOZIP:
-      // libzip 1.7 also lands here for a jar with data prepended (a launcher script).
+      // libzip 1.7 also lands here for a jar with data prepended (a launcher script), which
+      // JarReader::open then opens past the prefix; this is what is left.
       return "not a zip file (no usable end of central directory: truncated, corrupt, "
              "prefixed or not a jar)";
     case ZIP_ER_INCONS:
@@ -109,6 +110,34 @@ std::string temp_name_for(const std::string& path) {
 void keep_mode(const std::string& temp, const std::string& dest) {
   struct stat st;
   if (::stat(dest.c_str(), &st) == 0) ::chmod(temp.c_str(), st.st_mode & 07777);
+}
+
+// Rewrites the file at `path` (a temp of `dest`'s) with `prefix` before its bytes, through
+// another temp file renamed over it: a zip with a launcher script in front, whose offsets still
+// count from the zip's start, as the input's did.
+Status prepend_to_file(const std::string& path, const std::string& dest,
+                       std::span<const uint8_t> prefix) {
+  std::string with = temp_name_for(dest);
+  int in = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  int out = ::open(with.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  bool ok = in >= 0 && out >= 0 && write_all(out, prefix);
+  std::vector<uint8_t> buf(1 << 20);
+  while (ok) {
+    ssize_t n = ::read(in, buf.data(), buf.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      ok = n == 0;
+      break;
+    }
+    ok = write_all(out, std::span<const uint8_t>(buf.data(), static_cast<size_t>(n)));
+  }
+  int err = errno;
+  if (in >= 0) ::close(in);
+  if (out >= 0 && ::close(out) != 0 && ok) ok = false, err = errno;
+  if (ok && ::rename(with.c_str(), path.c_str()) == 0) return Ok{};
+  if (ok) err = errno;
+  if (out >= 0) ::unlink(with.c_str());
+  return file_error(dest, "cannot put the launcher script before the jar: " + errno_text(err));
 }
 
 // ---- Raw central directory ----------------------------------------------------------------
@@ -294,6 +323,28 @@ Result<std::vector<JarEntry>> list_entries(zip_t* za, const std::string& path) {
 // More than this in one entry is a zip bomb or a corrupt size, not a class or resource.
 constexpr size_t kMaxEntryBytes = size_t{1} << 31;
 
+// A jar with bytes prepended (a launcher script: Java reads such jars, libzip 1.7 does not),
+// opened as the window after them, where its offsets count from; `prefix` gets their count.
+// nullptr when the file is no such jar.
+zip_t* open_past_prefix(const std::string& path, uint64_t& prefix) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return nullptr;
+  struct stat st;
+  std::optional<CentralLocation> loc;
+  if (::fstat(fd, &st) == 0) loc = locate_central_directory(fd, static_cast<uint64_t>(st.st_size));
+  ::close(fd);
+  if (!loc || loc->shift <= 0) return nullptr;
+  zip_error_t error;
+  zip_error_init(&error);
+  zip_source_t* source =
+      zip_source_file_create(path.c_str(), static_cast<zip_uint64_t>(loc->shift), -1, &error);
+  zip_t* za = source ? zip_open_from_source(source, ZIP_RDONLY, &error) : nullptr;
+  if (za == nullptr && source) zip_source_free(source);
+  zip_error_fini(&error);
+  if (za != nullptr) prefix = static_cast<uint64_t>(loc->shift);
+  return za;
+}
+
 }  // namespace
 
 // ---- JarReader ----------------------------------------------------------------------------
@@ -302,11 +353,25 @@ Result<JarReader> JarReader::open(const std::string& path) {
   if (auto ok = check_regular_file(path); !ok) return ok.error();
   int code = 0;
   zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &code);
+  uint64_t prefix = 0;
+  if (za == nullptr && (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS))
+    za = open_past_prefix(path, prefix);
   if (za == nullptr) return file_error(path, open_error_text(code));
   std::shared_ptr<zip> owned(za, zip_discard);
   auto entries = list_entries(za, path);
   if (!entries) return entries.error();
-  return JarReader(path, std::move(owned), std::move(entries.value()));
+  JarReader reader(path, std::move(owned), std::move(entries.value()));
+  reader.prefix_ = prefix;
+  return reader;
+}
+
+Result<std::vector<uint8_t>> JarReader::read_prefix() const {
+  std::vector<uint8_t> out;
+  int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+  bool ok = fd >= 0 && pread_all(fd, 0, static_cast<size_t>(prefix_), out);
+  if (fd >= 0) ::close(fd);
+  if (!ok) return file_error(path_, "cannot read the bytes before the zip");
+  return out;
 }
 
 Result<JarReader> JarReader::open_jmod(const std::string& path) {
@@ -726,6 +791,12 @@ Status JarWriter::commit() {
   if (!closed) {
     abort();
     return closed;
+  }
+  if (!prefix_.empty()) {
+    if (Status s = prepend_to_file(temp_, dest_, prefix_); !s) {
+      abort();
+      return s;
+    }
   }
   keep_mode(temp_, dest_);
   if (::rename(temp_.c_str(), dest_.c_str()) != 0) {

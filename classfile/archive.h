@@ -82,6 +82,11 @@ class JarReader {
   Result<std::vector<uint8_t>> read(const JarEntry& entry) const;
   // The stored (still compressed) bytes, exactly as they sit in the file.
   Result<std::vector<uint8_t>> read_raw(const JarEntry& entry) const;
+  // Bytes before the zip itself, which Java skips: a launcher script prepended to make the jar
+  // an executable (Spring Boot's "fully executable" jars). 0 for a plain jar.
+  uint64_t prefix_size() const { return prefix_; }
+  // Those bytes.
+  Result<std::vector<uint8_t>> read_prefix() const;
 
  private:
   friend class JarWriter;
@@ -92,6 +97,7 @@ class JarReader {
   std::string path_;
   std::shared_ptr<zip> za_;  // shared so a JarWriter can keep it open until commit
   std::vector<JarEntry> entries_;
+  uint64_t prefix_ = 0;
 };
 
 // Writes a new jar. Entries appear in the order they are added. Nothing is visible at the
@@ -130,6 +136,8 @@ class JarWriter {
 
   // Sets the archive comment (a jar with no entries gets none).
   Status set_archive_comment(std::string_view comment);
+  // Bytes written before the zip at commit (JarReader::read_prefix's: a launcher script).
+  void set_prefix(std::vector<uint8_t> bytes) { prefix_ = std::move(bytes); }
 
   const std::string& destination() const { return dest_; }
   // Where the jar is written before commit; empty once committed or aborted.
@@ -158,6 +166,7 @@ class JarWriter {
   zip* za_ = nullptr;
   std::vector<Written> written_;               // by libzip index
   std::vector<std::shared_ptr<zip>> sources_;  // readers whose data is copied at commit
+  std::vector<uint8_t> prefix_;
 };
 
 // True for names ending in ".class", including module-info.class and versioned classes.

@@ -591,6 +591,12 @@ class PathInstrumenter {
     for (const JarEntry& e : entries) names.insert(e.name);
     auto writer = JarWriter::create(output);
     if (!writer) return writer.error();
+    if (reader->prefix_size() > 0) {  // a launcher script before the jar: the output keeps it
+      auto prefix = reader->read_prefix();
+      if (!prefix) return prefix.error();
+      writer->set_prefix(std::move(prefix.value()));
+      ++summary_.launcher_prefixes_kept;
+    }
     // One job: everything on this thread, entry by entry (the same outcomes, in the same order).
     std::optional<ClassPool> pool;
     if (jobs_ > 1 && classes.size() > 1) {
@@ -620,7 +626,13 @@ class PathInstrumenter {
         return s;
       }
     }
-    return writer->commit();
+    if (auto s = writer->commit(); !s) return s;
+    // An executable jar stays one: the output gets the input's permissions (its execute bits).
+    if (reader->prefix_size() > 0) {
+      std::error_code ec;  // best effort: the jar is written either way
+      fs::permissions(output, fs::status(input, ec).permissions(), ec);
+    }
+    return Ok{};
   }
 
   Status rewrite_entry(const JarReader& reader, JarWriter& writer, const JarEntry& e,

@@ -299,6 +299,10 @@ std::string summary_text(const InstrumentArgs& a, const InstrumentOptions& optio
     out << "  jar signature removed (" << s.signature_files_removed
         << " file(s)): the rewritten classes no longer match it\n";
   }
+  if (s.launcher_prefixes_kept) {
+    out << "  launcher script kept before the jar (an executable jar): " << s.launcher_prefixes_kept
+        << "\n";
+  }
   for (const ClassFailure& f : s.failures) {
     out << "  left unchanged: " << f.entry << ": " << f.reason << "\n";
   }

@@ -68,6 +68,8 @@ struct InstrumentSummary {
   std::vector<ClassFailure> failures;  // could not be rewritten: copied unchanged
   size_t nested_jars = 0;
   size_t signature_files_removed = 0;  // jar signatures are stripped (the classes change)
+  // Jars with a launcher script before the zip (executable jars): the output keeps the script.
+  size_t launcher_prefixes_kept = 0;
   // Entries whose name a later entry repeats, left out: the JVM reads only the last of a name.
   size_t duplicate_entries_dropped = 0;
   std::map<std::string, size_t> methods_by_transform;  // "full" -> 120, "unchanged" -> 4

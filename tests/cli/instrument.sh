@@ -242,6 +242,25 @@ got=$(java -Xbootclasspath/a:"$runtime" -Dduplex.out="$tmp/s.xml" -cp "$tmp/sign
 [ "$got" = "base 499500 v8" ] || fail "signed run printed: $got"
 echo "ok signed jar: signature removed (and said), entries identical, runs"
 
+# --- an executable jar (a launcher script before the zip, as Spring Boot's "fully executable"
+# jars have): rewritten past the script, which the output keeps, and still runs as a program ---
+printf 'Main-Class: app.Main\n' >"$tmp/exec.mf"
+(cd "$tmp" && jar --create --file plain-main.jar --manifest exec.mf -C classes . -C lib .)
+printf '#!/bin/sh\nexec java $JAVA_OPTS -jar "$0" "$@"\n' >"$tmp/launch.sh"
+cat "$tmp/launch.sh" "$tmp/plain-main.jar" >"$tmp/exec.jar"
+chmod 755 "$tmp/exec.jar"
+[ "$("$tmp/exec.jar")" = "base 499500 v8" ] || fail "the executable jar does not run as built"
+"$duplex" instrument "$tmp/exec.jar" -o "$tmp/exec-out.jar" >"$tmp/exec.log" 2>&1 ||
+  fail "executable jar: $(cat "$tmp/exec.log")"
+grep -q 'launcher script kept before the jar' "$tmp/exec.log" || fail "exec summary: $(cat "$tmp/exec.log")"
+head -c "$(wc -c <"$tmp/launch.sh")" "$tmp/exec-out.jar" | cmp -s - "$tmp/launch.sh" ||
+  fail "the launcher script is not kept before the rewritten jar"
+[ -x "$tmp/exec-out.jar" ] || fail "the rewritten executable jar is not executable"
+got=$(JAVA_OPTS="-Xbootclasspath/a:$runtime -Dduplex.interval=1 -Dduplex.out=$tmp/exec.xml" "$tmp/exec-out.jar")
+[ "$got" = "base 499500 v8" ] || fail "the rewritten executable jar printed: $got"
+grep -q '<field ' "$tmp/exec.xml" || fail "the rewritten executable jar counted nothing"
+echo "ok executable jar: rewritten past its launcher script, which it keeps, and runs"
+
 # --- --jobs: the same jar, byte for byte, whatever the thread count ---
 for j in 1 2 5; do
   "$duplex" instrument "$tmp/fat.jar" -o "$tmp/fat-j$j.jar" --quiet --jobs "$j"

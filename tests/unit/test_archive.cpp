@@ -532,10 +532,10 @@ TEST_CASE("bad jars give clear errors", "[archive]") {
     spit(tmp / "half.jar", b);
     CHECK_THAT(message_of(tmp / "half.jar"), Catch::Contains("half.jar: not a zip file"));
   }
-  SECTION("data prepended (libzip 1.7 cannot read these)") {
+  SECTION("data prepended to a truncated jar") {  // a whole jar with a prefix opens: see below
     auto b = to_bytes("#!/bin/sh\nexec java -jar \"$0\"\n");
     auto jar = slurp(good);
-    b.insert(b.end(), jar.begin(), jar.end());
+    b.insert(b.end(), jar.begin(), jar.begin() + static_cast<long>(jar.size() / 2));
     spit(tmp / "prefixed.jar", b);
     CHECK_THAT(message_of(tmp / "prefixed.jar"), Catch::Contains("prefixed.jar: not a zip file"));
   }
@@ -721,6 +721,51 @@ TEST_CASE("directory trees are listed sorted and relative to the root", "[archiv
   auto file = duplex::list_files(tmp / "root/top.txt");
   REQUIRE_FALSE(file.ok());
   CHECK_THAT(file.error().message(), Catch::Contains("top.txt: not a directory"));
+}
+
+TEST_CASE("a jar with a launcher script before it opens past the script, which a copy keeps",
+          "[archive]") {
+  TempDir tmp;
+  const std::string plain = build_test_jar(tmp);
+  const std::string script = "#!/bin/sh\nexec java -jar \"$0\" \"$@\"\n";
+  std::vector<uint8_t> bytes = to_bytes(script);
+  std::vector<uint8_t> zip = slurp(plain);
+  bytes.insert(bytes.end(), zip.begin(), zip.end());
+  const std::string prefixed = (tmp.path / "exec.jar").string();
+  spit(prefixed, bytes);
+
+  JarReader jar = open_jar(prefixed);
+  CHECK(jar.prefix_size() == script.size());
+  CHECK(jar.read_prefix().value() == to_bytes(script));
+  JarReader original = open_jar(plain);
+  CHECK(original.prefix_size() == 0);
+  REQUIRE(jar.entries().size() == original.entries().size());
+  for (size_t i = 0; i < jar.entries().size(); ++i) {
+    const JarEntry& e = jar.entries()[i];
+    INFO(e.name);
+    CHECK(e.name == original.entries()[i].name);
+    CHECK(e.mtime == original.entries()[i].mtime);
+    if (!e.is_directory) CHECK(jar.read(e).value() == original.read(original.entries()[i]).value());
+  }
+
+  // A copy with the prefix set starts with the script and reads as the input does.
+  const std::string out = (tmp.path / "out.jar").string();
+  auto w = JarWriter::create(out);
+  REQUIRE(w.ok());
+  w->set_prefix(jar.read_prefix().value());
+  for (const JarEntry& e : jar.entries()) REQUIRE(w->copy(jar, e).ok());
+  REQUIRE(w->commit().ok());
+  std::vector<uint8_t> written = slurp(out);
+  REQUIRE(written.size() > script.size());
+  CHECK(std::vector<uint8_t>(written.begin(), written.begin() + static_cast<long>(script.size())) ==
+        to_bytes(script));
+  JarReader again = open_jar(out);
+  CHECK(again.prefix_size() == script.size());
+  for (const JarEntry& e : again.entries()) {
+    if (!e.is_directory) CHECK(again.read(e).value() == jar.read(*jar.find(e.name)).value());
+  }
+  // Nothing but the jars is left beside them (the prefix went in through a temp file too).
+  for (const std::string& name : dir_names(tmp.path)) CHECK(name.find(".tmp") == std::string::npos);
 }
 
 TEST_CASE("a jmod opens past its JM header; other files are refused clearly", "[archive]") {
