@@ -345,6 +345,21 @@ zip_t* open_past_prefix(const std::string& path, uint64_t& prefix) {
   return za;
 }
 
+// Bytes before the first entry of a jar that libzip opened whole: a launcher script prepended
+// with the offsets adjusted to count from the file's start (`zip -A`), which libzip reads as
+// it is. 0 when the file starts with an entry.
+uint64_t leading_bytes(const std::string& path) {
+  std::vector<uint8_t> head;
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  bool read = fd >= 0 && pread_all(fd, 0, 4, head);
+  if (fd >= 0) ::close(fd);
+  if (!read || le(head, 0, 4) == 0x04034b50) return 0;
+  std::vector<CentralRecord> records = read_central_records(path);
+  uint64_t first = UINT64_MAX;
+  for (const CentralRecord& r : records) first = std::min(first, r.local_offset);
+  return records.empty() ? 0 : first;
+}
+
 }  // namespace
 
 // ---- JarReader ----------------------------------------------------------------------------
@@ -354,8 +369,11 @@ Result<JarReader> JarReader::open(const std::string& path) {
   int code = 0;
   zip_t* za = zip_open(path.c_str(), ZIP_RDONLY, &code);
   uint64_t prefix = 0;
-  if (za == nullptr && (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS))
+  if (za == nullptr && (code == ZIP_ER_NOZIP || code == ZIP_ER_INCONS)) {
     za = open_past_prefix(path, prefix);
+  } else if (za != nullptr) {
+    prefix = leading_bytes(path);
+  }
   if (za == nullptr) return file_error(path, open_error_text(code));
   std::shared_ptr<zip> owned(za, zip_discard);
   auto entries = list_entries(za, path);

@@ -82,8 +82,9 @@ class JarReader {
   Result<std::vector<uint8_t>> read(const JarEntry& entry) const;
   // The stored (still compressed) bytes, exactly as they sit in the file.
   Result<std::vector<uint8_t>> read_raw(const JarEntry& entry) const;
-  // Bytes before the zip itself, which Java skips: a launcher script prepended to make the jar
-  // an executable (Spring Boot's "fully executable" jars). 0 for a plain jar.
+  // Bytes before the zip's first entry, which Java skips: a launcher script prepended to make
+  // the jar an executable (Spring Boot's "fully executable" jars), with the zip's offsets
+  // counted from its own start or adjusted to the file's. 0 for a plain jar.
   uint64_t prefix_size() const { return prefix_; }
   // Those bytes.
   Result<std::vector<uint8_t>> read_prefix() const;

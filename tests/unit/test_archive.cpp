@@ -748,6 +748,20 @@ TEST_CASE("a jar with a launcher script before it opens past the script, which a
     if (!e.is_directory) CHECK(jar.read(e).value() == original.read(original.entries()[i]).value());
   }
 
+  // The same with the zip's offsets adjusted to count from the file's start (`zip -A`), which
+  // libzip reads as a whole: the script is still found.
+  const std::string adjusted = (tmp.path / "adjusted.jar").string();
+  spit(adjusted, bytes);
+  run("zip -q -A " + quote(adjusted));
+  JarReader whole = open_jar(adjusted);
+  CHECK(whole.prefix_size() == script.size());
+  CHECK(whole.read_prefix().value() == to_bytes(script));
+  REQUIRE(whole.entries().size() == original.entries().size());
+  for (const JarEntry& e : whole.entries()) {
+    if (!e.is_directory)
+      CHECK(whole.read(e).value() == original.read(*original.find(e.name)).value());
+  }
+
   // A copy with the prefix set starts with the script and reads as the input does.
   const std::string out = (tmp.path / "out.jar").string();
   auto w = JarWriter::create(out);
