@@ -32,8 +32,7 @@ namespace {
 
 // The options an input asks for: its last byte picks the mode and the check form, the one
 // before it the layout switches, the third last whether the class is in a named module. Every
-// field of RewriteOptions that changes the code emitted
-// is reachable.
+// field of RewriteOptions that changes the code emitted is reachable.
 duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   static const duplex::Mode kModes[] = {duplex::Mode::kFull,       duplex::Mode::kPartial,
                                         duplex::Mode::kNoDup,      duplex::Mode::kExhaustive,

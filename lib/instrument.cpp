@@ -116,8 +116,25 @@ bool stored_under_its_name(std::string_view entry, std::string_view class_name) 
   return false;
 }
 
-// The entry names of the jar or directory being rewritten.
-using EntryNames = std::unordered_set<std::string_view>;
+constexpr std::string_view kModuleInfo = "module-info.class";
+
+// The entry names of the jar or directory being rewritten, and whether a release of a
+// multi-release jar holds a module-info.class (noted as the names are added, so that no class
+// has to look for one).
+class EntryNames {
+ public:
+  void insert(std::string_view name) {
+    names_.insert(name);
+    const VersionedName v = split_versioned(name);
+    versioned_module_info_ = versioned_module_info_ || (v.release != 0 && v.path == kModuleInfo);
+  }
+  bool contains(std::string_view name) const { return names_.contains(name); }
+  bool versioned_module_info() const { return versioned_module_info_; }
+
+ private:
+  std::unordered_set<std::string_view> names_;
+  bool versioned_module_info_ = false;
+};
 
 // Why the twin class of the class at `entry`, named `class_name`, cannot be written beside it,
 // or nullopt (a reason without ':', as RewriteOptions::twin_class_veto asks).
@@ -138,22 +155,14 @@ std::optional<std::string> twin_class_refused(std::string_view entry, std::strin
 bool beside_module_info(std::string_view entry, std::string_view class_name,
                         const EntryNames* names) {
   if (!names) return false;  // a class file on its own: nothing says where its packages start
-  constexpr std::string_view kModuleInfo = "module-info.class";
-  const VersionedName v = split_versioned(entry);
-  std::string root;  // where the packages start
-  if (v.release == 0) {
+  std::string root;          // where the packages start: the jar's root for a versioned entry
+  if (split_versioned(entry).release == 0) {
     const std::string stem = std::string(class_name) + ".class";
     if (!entry.ends_with(stem)) return false;
     root = entry.substr(0, entry.size() - stem.size());
   }
-  if (names->contains(root + std::string(kModuleInfo))) return true;
-  if (!root.empty()) return false;
-  for (int release = 9; release <= ClassFile::kMaxMajor - 44; ++release) {
-    if (names->contains("META-INF/versions/" + std::to_string(release) + "/" +
-                        std::string(kModuleInfo)))
-      return true;
-  }
-  return false;
+  if (root.empty() && names->versioned_module_info()) return true;
+  return names->contains(root + std::string(kModuleInfo));
 }
 
 // rewrite_class, with what only the class's place says, decided by the rewriter once it knows
@@ -535,7 +544,8 @@ class PathInstrumenter {
 
   Status rewrite_tree(const std::string& input, const std::string& staging,
                       const std::vector<std::string>& files) {
-    EntryNames names(files.begin(), files.end());
+    EntryNames names;
+    for (const std::string& f : files) names.insert(f);
     for (const std::string& rel : files) {
       std::string from = (fs::path(input) / rel).string();
       std::string to = (fs::path(staging) / rel).string();

@@ -104,15 +104,12 @@ void drop_entries_only_twins_use(ClassFile& cf) {
 // offsets as parsed, which site_table_parts shifts, or the runtime would take their moved
 // bcis for original ones.
 Status list_unchanged_clinit_calls(ClassFile& cf, std::vector<MethodCalls>& calls) {
-  for (const Member& m : cf.methods) {
-    if (cf.member_name(m) != "<clinit>" || cf.member_descriptor(m) != "()V" || !has_code(m))
-      continue;
-    auto ir = build_code_ir(cf, m);
-    if (!ir) return ir.error();
-    std::vector<CallSite> sites = call_sites_as_parsed(ir.value());
-    if (!sites.empty()) calls.push_back({"<clinit>()V", std::move(sites)});
-    return Ok{};
-  }
+  const Member* clinit = find_clinit(cf);
+  if (clinit == nullptr || !has_code(*clinit)) return Ok{};
+  auto ir = build_code_ir(cf, *clinit);
+  if (!ir) return ir.error();
+  std::vector<CallSite> sites = call_sites_as_parsed(ir.value());
+  if (!sites.empty()) calls.push_back({"<clinit>()V", std::move(sites)});
   return Ok{};
 }
 
@@ -129,7 +126,7 @@ Result<ClinitLead> module_reads_lead(ClassFile& cf, const RewriteOptions& option
         "without a read added first: " +
         refs.error().message());
   }
-  return ClinitLead{refs.value(), kModuleReadsPrologueBytes};
+  return ClinitLead{refs.value()};
 }
 
 // What goes at the start of <clinit>: the module-reads prologue (RewriteOptions::
@@ -145,7 +142,7 @@ Status add_clinit_prefix(ClassFile& cf, const RewriteOptions& options, bool reco
     if (auto s = list_unchanged_clinit_calls(cf, calls); !s) return s;
   }
   if (!calls.empty() && !options.register_sites_in_clinit) {
-    result.site_tables = site_table_parts(result.class_name, calls, lead->bytes);
+    result.site_tables = site_table_parts(result.class_name, calls, lead->bytes());
   } else if (!calls.empty()) {
     auto s = add_site_registration(cf, calls, options.runtime_class, clinit_written, *lead,
                                    result.site_tables);

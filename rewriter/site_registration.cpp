@@ -26,13 +26,6 @@ bool ldc_class_allowed(const ClassFile& cf) {
   return cf.major_version >= 49;
 }
 
-Member* find_clinit(ClassFile& cf) {
-  for (Member& m : cf.methods) {
-    if (cf.member_name(m) == kClinit && cf.member_descriptor(m) == kClinitDesc) return &m;
-  }
-  return nullptr;
-}
-
 Result<std::vector<Insn>> prefix_insns(ClassFile& cf, const std::vector<std::string>& parts,
                                        std::string_view runtime_class) {
   std::vector<Insn> out;
@@ -91,6 +84,13 @@ Status prepend_to_existing_clinit(ClassFile& cf, Member& clinit, std::vector<Ins
 
 }  // namespace
 
+Member* find_clinit(ClassFile& cf) {
+  for (Member& m : cf.methods) {
+    if (cf.member_name(m) == kClinit && cf.member_descriptor(m) == kClinitDesc) return &m;
+  }
+  return nullptr;
+}
+
 std::vector<std::string> site_table_parts(const std::string& class_name,
                                           const std::vector<MethodCalls>& methods,
                                           uint32_t clinit_shift) {
@@ -139,9 +139,9 @@ Status add_site_registration(ClassFile& cf, const std::vector<MethodCalls>& meth
   bool with_class = ldc_class_allowed(cf);
   // The table holds <clinit>'s own offsets, which the prefix shifts; its size depends on the
   // number of parts, which depends (barely) on the offsets: settle it in a few rounds.
-  std::vector<std::string> parts = site_table_parts(cf.name(), methods, lead.bytes);
+  std::vector<std::string> parts = site_table_parts(cf.name(), methods, lead.bytes());
   for (int round = 0; round < 4; ++round) {
-    uint32_t shift = lead.bytes + prefix_size(parts.size(), with_class);
+    uint32_t shift = lead.bytes() + prefix_size(parts.size(), with_class);
     auto next = site_table_parts(cf.name(), methods, shift);
     bool settled = next.size() == parts.size();
     parts = std::move(next);

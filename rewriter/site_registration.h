@@ -27,12 +27,15 @@ std::vector<std::string> site_table_parts(const std::string& class_name,
                                           uint32_t clinit_shift);
 
 // What runs first in <clinit>, before the registration: the module-reads prologue
-// (rewriter/module_reads.h) when the class may be in a named module. `bytes`: its size, a
-// multiple of 4, by which the table's <clinit> offsets move.
+// (rewriter/module_reads.h) when the class may be in a named module.
 struct ClinitLead {
   std::optional<ModuleReadsRefs> module_reads;
-  uint32_t bytes = 0;
+  // Its size, a multiple of 4, by which the table's <clinit> offsets move.
+  uint32_t bytes() const { return module_reads ? kModuleReadsPrologueBytes : 0; }
 };
+
+// The class's static initializer, or nullptr.
+Member* find_clinit(ClassFile& cf);
 
 // Adds the registration at the start of <clinit> (creating it if needed), after `lead`.
 // `methods` must hold the rewritten <clinit>'s calls, if it was rewritten, under

@@ -108,7 +108,9 @@ public final class Duplex {
   static final CallEdges CALL_EDGES = new CallEdges();
   static final CallSites CALL_SITES = new CallSites();
   /** Every store above: what reset() clears and the end of a warm-up scales. */
-  private static final CountStore[] STORES = {FIELD_READS, FIELD_WRITES, EVENTS, CALL_EDGES, CALL_SITES};
+  private static final CountStore[] STORES = {
+    FIELD_READS, FIELD_WRITES, EVENTS, CALL_EDGES, CALL_SITES
+  };
 
   static final long START_MILLIS = System.currentTimeMillis();
   static volatile long countsSinceMillis = START_MILLIS;
