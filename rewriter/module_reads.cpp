@@ -25,12 +25,15 @@ Result<ModuleReadsRefs> module_reads_refs(ClassFile& cf, std::string_view runtim
       pool.add_methodref("java/lang/Class", "forName",
                          "(Ljava/lang/String;ZLjava/lang/ClassLoader;)Ljava/lang/Class;");
   if (!for_name) return for_name.error();
+  auto get_loader =
+      pool.add_methodref("java/lang/Class", "getClassLoader", "()Ljava/lang/ClassLoader;");
+  if (!get_loader) return get_loader.error();
   auto add_reads =
       pool.add_methodref("java/lang/Module", "addReads", "(Ljava/lang/Module;)Ljava/lang/Module;");
   if (!add_reads) return add_reads.error();
   auto runtime = pool.add_string(dotted(runtime_class));
   if (!runtime) return runtime.error();
-  return ModuleReadsRefs{cf.this_class, *get_module, *for_name, *add_reads, *runtime};
+  return ModuleReadsRefs{cf.this_class, *get_module, *for_name, *get_loader, *add_reads, *runtime};
 }
 
 void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
@@ -47,14 +50,15 @@ void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
   }
   const bool new_join = join == kNoLabel;
   if (new_join) join = ir.new_label();
-  // ldc_w (which the assembler keeps) and a short goto: 21 + 3 + 1 bytes, then nops to 28.
+  // ldc_w (which the assembler keeps) and a short goto: 26 + 3 + 1 bytes, then nops to 32.
   std::vector<Insn> code = {
       Insn::make_label(start),
       Insn::make(op::kLdcW, r.this_class),
       Insn::make(op::kInvokevirtual, r.get_module),
       Insn::make(op::kLdcW, r.runtime),
       Insn::make(op::kIconst0),
-      Insn::make(op::kAconstNull),
+      Insn::make(op::kLdcW, r.this_class),
+      Insn::make(op::kInvokevirtual, r.get_loader),
       Insn::make(op::kInvokestatic, r.for_name),
       Insn::make(op::kInvokevirtual, r.get_module),
       Insn::make(op::kInvokevirtual, r.add_reads),
@@ -63,7 +67,6 @@ void prepend_module_reads(CodeIR& ir, const ModuleReadsRefs& r) {
       Insn::make_branch(op::kGoto, join),
       Insn::make_label(handler),
       Insn::make(op::kPop),  // the Throwable
-      Insn::make(op::kNop),
       Insn::make(op::kNop),
       Insn::make(op::kNop),
   };

@@ -2,9 +2,9 @@
 # `duplex instrument` on modular code: a jar with a module-info.class, run from the module path,
 # is a named module, which reads no unnamed module, and the runtime is in the boot loader's
 # unnamed module. Its rewritten classes must make their module read the runtime's before their
-# first check (rewriter/module_reads.h), and must still run anywhere else: on the class path,
-# with the runtime on the class path (where the read cannot be added and the prologue's catch
-# lets <clinit> go on), and as an exploded module directory. Every run verifies every class, and
+# first check (rewriter/module_reads.h), wherever the runtime is (the boot class path, the class
+# path, the module path), and must still run anywhere else: on the class path, and as an
+# exploded module directory. Every run verifies every class, and
 # prints what the original prints; the call-edge and call-edge-stack profiles agree, which they
 # only do when the site table's <clinit> offsets count the prologue. Real modular libraries
 # (Debian's joni, jcodings and xz, of version-51/52 classes) run rewritten from the module path.
@@ -82,8 +82,25 @@ edges "$tmp/stack.xml" >"$tmp/stack.edges"
   fail "call-edge-stack edges differ: $(diff "$tmp/jar.edges" "$tmp/stack.edges" | head -5)"
 echo "ok call-edge-stack on the module path: the same call edges, <clinit>'s included"
 
-# --- the same rewritten jar elsewhere: the class path; the runtime on the class path too (the
-# prologue's Class.forName on the boot loader fails and its catch goes on) ---
+# --- the runtime elsewhere: on the class path (the application loader's unnamed module) and on
+# the module path (an automatic module): the prologue finds it through the class's own loader ---
+# shellcheck disable=SC2086
+got=$(java $verify -Dduplex.interval=1 -Dduplex.out="$tmp/rcp.xml" -cp "$runtime" \
+  -p "$tmp/app-dx.jar" -m com.ex/com.ex.Main) || fail "runtime on the class path: exit status $?"
+[ "$got" = "$expected" ] || fail "module path, runtime on the class path printed: $got"
+grep -q '<field .*com/ex/Main.total' "$tmp/rcp.xml" || fail "runtime on the class path: no profile"
+mkdir -p "$tmp/rt"
+cp "$runtime" "$tmp/rt/runtime-any-name.jar"  # the manifest names the module, not the file
+auto=duplex.runtime
+# shellcheck disable=SC2086
+got=$(java $verify -Dduplex.interval=1 -Dduplex.out="$tmp/rmp.xml" -p "$tmp/app-dx.jar:$tmp/rt" \
+  --add-modules "$auto" -m com.ex/com.ex.Main) || fail "runtime on the module path: exit status $?"
+[ "$got" = "$expected" ] || fail "module path, runtime on the module path printed: $got"
+grep -q '<field .*com/ex/Main.total' "$tmp/rmp.xml" || fail "runtime on the module path: no profile"
+echo "ok the modular jar on the module path with the runtime on the class path or the module path"
+
+# --- the same rewritten jar elsewhere: the class path; the runtime on the class path too (in an
+# unnamed module the prologue's read changes nothing) ---
 # shellcheck disable=SC2086
 got=$(java $verify -Xbootclasspath/a:"$runtime" -Dduplex.interval=1 -cp "$tmp/app-dx.jar" com.ex.Main)
 [ "$got" = "$expected" ] || fail "class path printed: $got"
