@@ -69,6 +69,7 @@ public final class RuntimeTest {
       test("reset clears counts", RuntimeTest::reset);
       test("class counters: tables of version 1 and 2", RuntimeTest::classCounterTables);
       test("call sites hold receiver classes weakly", RuntimeTest::receiversUnload);
+      test("method counters of unloaded classes are swept", RuntimeTest::methodCountersSwept);
       test("configure validates", RuntimeTest::configure);
       test("periodic dump", RuntimeTest::periodicDump);
       test("call edge: caller and line", RuntimeTest::callEdgeCaller);
@@ -503,6 +504,55 @@ public final class RuntimeTest {
     }
     expectEq(1, found, "one edge for the site");
     Duplex.reset();
+  }
+
+  /**
+   * The runtime's list of method counters (MethodCounters.ALL, read by reflection: no API shows
+   * it) drops the counters nobody holds once it has doubled, and keeps those still held.
+   */
+  static void methodCountersSwept() throws Exception {
+    Class<?> counters = Class.forName("duplex.runtime.MethodCounters");
+    java.lang.reflect.Field allField = counters.getDeclaredField("ALL");
+    allField.setAccessible(true);
+    List<?> all = (List<?>) allField.get(null);
+    Object[] kept = new Object[10];
+    for (int i = 0; i < kept.length; i++) kept[i] = Duplex.methodCounter(null);
+    // Counters of classes since unloaded: nothing holds them.
+    for (int i = 0; i < 2500; i++) Duplex.methodCounter(null);
+    java.lang.ref.WeakReference<Object> gone =
+        new java.lang.ref.WeakReference<>(Duplex.methodCounter(null));
+    for (int i = 0; i < 100 && gone.get() != null; i++) {
+      System.gc();
+      Thread.sleep(10);
+    }
+    expect(gone.get() == null, "an unheld counter was collected");
+    int before;
+    int made = 0;
+    boolean swept = false;
+    synchronized (all) {
+      before = all.size();
+    }
+    for (; made < 20_000 && !swept; made++) {
+      Duplex.methodCounter(null);
+      synchronized (all) {
+        swept = all.size() < before + made + 1;
+      }
+    }
+    expect(swept, "the list was swept (" + before + " entries, " + made + " more made)");
+    int after;
+    int keptFound = 0;
+    synchronized (all) {
+      after = all.size();
+      for (Object ref : all) {
+        Object cells = ((java.lang.ref.WeakReference<?>) ref).get();
+        for (Object k : kept) keptFound += k == cells ? 1 : 0;
+      }
+    }
+    // The list grows by one per counter made; the sweep takes out at least the 2,501 collected
+    // (those made since the collection are still in it).
+    expect(after <= before + made - 2501, "the sweep dropped the collected counters (" + before
+        + " + " + made + " made -> " + after + ")");
+    expectEq(kept.length, keptFound, "the counters still held stay in the list");
   }
 
   /** Checks on a method counter until it runs out: how many it took (the cell's count). */

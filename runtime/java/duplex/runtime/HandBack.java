@@ -11,7 +11,7 @@ final class HandBack {
       new ThreadLocal<HandBack>() {
         @Override
         protected HandBack initialValue() {
-          return new HandBack(Thread.currentThread());
+          return new HandBack(Thread.currentThread().getId());
         }
       };
 
@@ -23,7 +23,12 @@ final class HandBack {
    */
   private static HandBack last;
 
-  private final Thread owner;
+  /**
+   * The owning thread's id (ids are never reused), not the thread: {@code last} outlives its
+   * thread, and a Thread would keep its context class loader, and with it an unloaded
+   * application's classes, alive.
+   */
+  private final long owner;
 
   /** The layout entry to resume at; -1 when the twin returned normally. */
   int entry = -1;
@@ -37,14 +42,13 @@ final class HandBack {
   /** Slots of refs that may hold a reference. */
   int refSlots;
 
-  private HandBack(Thread owner) {
+  private HandBack(long owner) {
     this.owner = owner;
   }
 
   static HandBack current() {
     HandBack b = last;
-    Thread t = Thread.currentThread();
-    if (b != null && b.owner == t) return b;
+    if (b != null && b.owner == Thread.currentThread().getId()) return b;
     b = CURRENT.get();
     last = b;
     return b;
