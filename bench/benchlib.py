@@ -769,8 +769,10 @@ def steady_size(name: str) -> str:
 
 
 def runtime_opts(interval: Optional[int] = None, out: Optional[Path] = None,
-                 **settings) -> List[str]:
-    opts = ["-Xbootclasspath/a:" + str(RUNTIME_JAR)]
+                 runtime_jar: Optional[Path] = None, **settings) -> List[str]:
+    """JVM options for a rewritten program: the runtime (this checkout's unless `runtime_jar`)
+    on the boot class path, the interval, the profile's file, and -Dduplex.KEY=VALUE settings."""
+    opts = ["-Xbootclasspath/a:" + str(runtime_jar or RUNTIME_JAR)]
     if interval is not None:
         opts.append("-Dduplex.interval=%d" % interval)
     # Never os.devnull: the runtime writes a temporary file next to the target and renames it

@@ -10,7 +10,9 @@ A SETTING is NAME[!DUPLEX]=[MODE[,OPTION...]@]INTERVAL[,KEY=VALUE...] with runti
   mc=full,--method-counters@1000    chk=checks@0    (a rewrite of their own)
   nt=checks,+no-twins@0    (checks-only with the twin methods deleted: nothing calls them at
                            interval 0; what loading them costs, docs/design/lazy-twins.md)
-  old!/tmp/duplex-old=auto@1000    (rewritten by another duplex binary, to compare two builds)
+  old!/tmp/old/build/tools/duplex=auto@1000    (rewritten by another build's duplex binary, and
+                           run with that build's runtime, build/runtime/duplex-runtime.jar,
+                           when it has one: to compare two builds)
 A setting without MODE@ runs the default rewrite (--mode, plus --instrument-args); one with it is
 rewritten with that mode and options instead (both instrumentations, none for `checks`), so that
 rewrites can be compared side by side too. Each repetition runs the
@@ -113,6 +115,15 @@ def rewrite(w, tool, mode, options, duplex=None):
     return jars, dest
 
 
+def runtime_beside(duplex):
+    """The runtime jar of the build that `duplex` (BUILD/tools/duplex) belongs to, if it has
+    one; None (this checkout's runtime) for this checkout's binary."""
+    if not duplex:
+        return None
+    jar = Path(duplex).resolve().parent.parent / "runtime" / "duplex-runtime.jar"
+    return jar if jar.is_file() else None
+
+
 def accuracy(ref, prof):
     a, b = run_bench.read_profile(ref), run_bench.read_profile(prof)
     ce, fa = run_bench.overlap(a["ce"], b["ce"]), run_bench.overlap(a["fa"], b["fa"])
@@ -154,7 +165,7 @@ def main():
     def run(s, interval, settings_, name):
         rw = rewrites[s["rewrite"]]
         prof = rw["profiles"] / (name + ".xml")
-        opts = benchlib.runtime_opts(interval, prof, **settings_)
+        opts = benchlib.runtime_opts(interval, prof, runtime_beside(s["rewrite"][2]), **settings_)
         if a.cds and "cds" not in rw:
             rw["cds"] = cds_archive(a, w, extra, rewrite_dir(s["rewrite"]), rw["jars"], opts)
         r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []) + jit_opts, size=a.size)
