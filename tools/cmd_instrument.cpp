@@ -78,6 +78,11 @@ const char* const kInstrumentHelp =
     "                        2.5-3x fewer bytes, 6 about 10% fewer again)\n"
     "  --quiet               no progress bar and no summary\n"
     "  --methods             list what was done to every method\n"
+    "  --named-module        every class makes its module read the runtime's first, as\n"
+    "                        classes beside a module-info.class do by themselves: for a\n"
+    "                        single class file of a named module, or classes whose\n"
+    "                        module-info.class is not in IN (classes before version 49\n"
+    "                        are then left as they are)\n"
     "  --runtime-class NAME  the runtime class to call (default duplex.runtime.Duplex),\n"
     "                        for a shaded copy of the runtime\n"
     "  --count-edges         (testing) also count method entries and back edges executed,\n"
@@ -187,6 +192,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       if (!value(v) || v.empty()) return "option --runtime-class needs a class name";
       options.rewrite.runtime_class = v;
       for (char& c : options.rewrite.runtime_class) c = c == '.' ? '/' : c;
+    } else if (arg == "--named-module") {
+      options.rewrite.in_named_module = [](std::string_view) { return true; };
     } else if (arg == "--method-counters") {
       options.rewrite.method_counters = true;
     } else if (arg == "--lazy-twins" || arg == "--eager-twins") {

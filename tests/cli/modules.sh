@@ -117,6 +117,31 @@ got=$(run_module dir "$tmp/mods-dx") || fail "exploded module: exit status $?"
 [ "$got" = "$expected" ] || fail "exploded module printed: $got"
 echo "ok an exploded module directory on the module path"
 
+# --- class files one by one: a single class says nothing of its module, so it gets the prologue
+# only with --named-module ---
+for named in no yes; do
+  out=$tmp/single-$named
+  mkdir -p "$out/com/ex/impl"
+  cp "$tmp/mods/com.ex/module-info.class" "$out/"
+  for c in com/ex/Main com/ex/impl/Helper; do
+    flag=""
+    [ $named = yes ] && flag=--named-module
+    # shellcheck disable=SC2086
+    "$duplex" instrument "$tmp/mods/com.ex/$c.class" -o "$out/$c.class" --quiet $flag
+  done
+done
+if got=$(run_module single-no "$tmp/single-no" 2>&1); then
+  fail "single classes without --named-module ran: $got"
+fi
+case $got in
+  *IllegalAccessError*"does not read"*) ;;
+  *) fail "single classes without --named-module: not the module read that failed: $got" ;;
+esac
+got=$(run_module single-yes "$tmp/single-yes") || fail "single classes with --named-module: exit status $?"
+[ "$got" = "$expected" ] || fail "single classes with --named-module printed: $got"
+grep -q '<field .*com/ex/Main.total' "$tmp/single-yes.xml" || fail "--named-module: no profile"
+echo "ok class files one by one: without --named-module a named module cannot reach the runtime, with it it can"
+
 # --- a library for Java 8 with a module-info for 9+ (classes of version 52, as slf4j ships):
 # on the module path it is a named module ---
 mkdir -p "$tmp/m8/classes"
