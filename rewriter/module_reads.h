@@ -2,7 +2,7 @@
 //
 // The runtime is on the boot class path, in the boot loader's unnamed module (or on the class
 // path, in the application loader's, or on the module path, an automatic module), and a named
-// module (one with a module-info.class) reads neither: a rewritten class run from the module
+// module (one with a module-info.class) reads none of these: a rewritten class run from the module
 // path fails at its first check with IllegalAccessError ("module app does not read unnamed
 // module"). A module may add a read for itself (Module.addReads is caller-sensitive), so a class
 // that may be in one starts its <clinit> with

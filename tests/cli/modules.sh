@@ -1,10 +1,10 @@
 #!/bin/sh
 # `duplex instrument` on modular code: a jar with a module-info.class, run from the module path,
-# is a named module, which reads no unnamed module, and the runtime is in the boot loader's
-# unnamed module. Its rewritten classes must make their module read the runtime's before their
-# first check (rewriter/module_reads.h), wherever the runtime is (the boot class path, the class
-# path, the module path), and must still run anywhere else: on the class path, and as an
-# exploded module directory. Every run verifies every class, and
+# is a named module, which reads no other module unless told to, and the runtime is in an
+# unnamed module (or an automatic one). Its rewritten classes must make their module read the
+# runtime's before their first check (rewriter/module_reads.h), wherever the runtime is (the
+# boot class path, the class path, the module path), and must still run anywhere else: on the
+# class path, and as an exploded module directory. Every run verifies every class, and
 # prints what the original prints; the call-edge and call-edge-stack profiles agree, which they
 # only do when the site table's <clinit> offsets count the prologue. Real modular libraries
 # (Debian's joni, jcodings and xz, of version-51/52 classes) run rewritten from the module path.
@@ -91,10 +91,9 @@ got=$(java $verify -Dduplex.interval=1 -Dduplex.out="$tmp/rcp.xml" -cp "$runtime
 grep -q '<field .*com/ex/Main.total' "$tmp/rcp.xml" || fail "runtime on the class path: no profile"
 mkdir -p "$tmp/rt"
 cp "$runtime" "$tmp/rt/runtime-any-name.jar"  # the manifest names the module, not the file
-auto=duplex.runtime
 # shellcheck disable=SC2086
 got=$(java $verify -Dduplex.interval=1 -Dduplex.out="$tmp/rmp.xml" -p "$tmp/app-dx.jar:$tmp/rt" \
-  --add-modules "$auto" -m com.ex/com.ex.Main) || fail "runtime on the module path: exit status $?"
+  --add-modules duplex.runtime -m com.ex/com.ex.Main) || fail "runtime on the module path: exit status $?"
 [ "$got" = "$expected" ] || fail "module path, runtime on the module path printed: $got"
 grep -q '<field .*com/ex/Main.total' "$tmp/rmp.xml" || fail "runtime on the module path: no profile"
 echo "ok the modular jar on the module path with the runtime on the class path or the module path"
