@@ -768,6 +768,16 @@ def steady_size(name: str) -> str:
     return STEADY_SIZE.get(name, "large")
 
 
+def runtime_beside(duplex: Optional[str]) -> Optional[Path]:
+    """The runtime jar of the build that the duplex binary `duplex` (BUILD/tools/duplex) belongs
+    to, if that build has one: A/B scripts comparing two builds run each with its own runtime.
+    None (this checkout's runtime) without a binary."""
+    if not duplex:
+        return None
+    jar = Path(duplex).resolve().parent.parent / "runtime" / "duplex-runtime.jar"
+    return jar if jar.is_file() else None
+
+
 def runtime_opts(interval: Optional[int] = None, out: Optional[Path] = None,
                  runtime_jar: Optional[Path] = None, **settings) -> List[str]:
     """JVM options for a rewritten program: the runtime (this checkout's unless `runtime_jar`)

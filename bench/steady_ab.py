@@ -7,7 +7,8 @@
 A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
   full=full@1000          full0=full@0           checks=checks@0
   nolocal=full,--check,call@1000:-XX:MaxInlineSize=70
-  old!/tmp/duplex-old=full@1000   (rewritten by another duplex binary, to compare two builds)
+  old!/tmp/old/build/tools/duplex=full@1000   (rewritten by another build's duplex binary, and
+                 run with that build's runtime jar when it has one: to compare two builds)
   plain0=base:-XX:PerMethodTrapLimit=0   (the uninstrumented program with other JVM options)
 The uninstrumented program is always run as "base". Every round runs base and each variant
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
@@ -107,7 +108,8 @@ def main():
                 r = benchlib.run(w, extra, size=benchlib.steady_size(w.name), repeat=repeat)
             else:
                 opts = v["jvm"] if v["mode"] == "base" else (
-                    benchlib.runtime_opts(v["interval"], Path("profile.xml")) + v["jvm"])
+                    benchlib.runtime_opts(v["interval"], Path("profile.xml"),
+                                          benchlib.runtime_beside(v["duplex"])) + v["jvm"])
                 r = benchlib.run(w, extra, v["jars"], opts, size=benchlib.steady_size(w.name), repeat=repeat)
             name = "base" if v is None else v["name"]
             measured = r.measured_cpu()

@@ -115,15 +115,6 @@ def rewrite(w, tool, mode, options, duplex=None):
     return jars, dest
 
 
-def runtime_beside(duplex):
-    """The runtime jar of the build that `duplex` (BUILD/tools/duplex) belongs to, if it has
-    one; None (this checkout's runtime) for this checkout's binary."""
-    if not duplex:
-        return None
-    jar = Path(duplex).resolve().parent.parent / "runtime" / "duplex-runtime.jar"
-    return jar if jar.is_file() else None
-
-
 def accuracy(ref, prof):
     a, b = run_bench.read_profile(ref), run_bench.read_profile(prof)
     ce, fa = run_bench.overlap(a["ce"], b["ce"]), run_bench.overlap(a["fa"], b["fa"])
@@ -165,7 +156,8 @@ def main():
     def run(s, interval, settings_, name):
         rw = rewrites[s["rewrite"]]
         prof = rw["profiles"] / (name + ".xml")
-        opts = benchlib.runtime_opts(interval, prof, runtime_beside(s["rewrite"][2]), **settings_)
+        opts = benchlib.runtime_opts(interval, prof, benchlib.runtime_beside(s["rewrite"][2]),
+                                     **settings_)
         if a.cds and "cds" not in rw:
             rw["cds"] = cds_archive(a, w, extra, rewrite_dir(s["rewrite"]), rw["jars"], opts)
         r = benchlib.run(w, extra, rw["jars"], opts + rw.get("cds", []) + jit_opts, size=a.size)
