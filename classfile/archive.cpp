@@ -106,10 +106,11 @@ std::string temp_name_for(const std::string& path) {
   return (p.parent_path() / name).string();
 }
 
-// A replaced file keeps its permissions; a new one gets the umask default from creation.
-void keep_mode(const std::string& temp, const std::string& dest) {
+// Gives `temp` the permissions of the file at `from`, if there is one: a replaced file's keep
+// theirs, and a new one has the umask default from creation.
+void keep_mode(const std::string& temp, const std::string& from) {
   struct stat st;
-  if (::stat(dest.c_str(), &st) == 0) ::chmod(temp.c_str(), st.st_mode & 07777);
+  if (::stat(from.c_str(), &st) == 0) ::chmod(temp.c_str(), st.st_mode & 07777);
 }
 
 // Rewrites the file at `path` (a temp of `dest`'s) with `prefix` before its bytes, through
@@ -816,7 +817,7 @@ Status JarWriter::commit() {
       return s;
     }
   }
-  keep_mode(temp_, dest_);
+  keep_mode(temp_, permissions_of_.empty() ? dest_ : permissions_of_);
   if (::rename(temp_.c_str(), dest_.c_str()) != 0) {
     Error e = file_error(dest_, "cannot move " + temp_ + " into place: " + errno_text(errno));
     abort();

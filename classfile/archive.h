@@ -139,6 +139,9 @@ class JarWriter {
   Status set_archive_comment(std::string_view comment);
   // Bytes written before the zip at commit (JarReader::read_prefix's: a launcher script).
   void set_prefix(std::vector<uint8_t> bytes) { prefix_ = std::move(bytes); }
+  // At commit the jar gets the permissions of the file at `path` (an executable jar's execute
+  // bits) instead of those of the file it replaces, before it is moved into place.
+  void set_permissions_of(std::string path) { permissions_of_ = std::move(path); }
 
   const std::string& destination() const { return dest_; }
   // Where the jar is written before commit; empty once committed or aborted.
@@ -168,6 +171,7 @@ class JarWriter {
   std::vector<Written> written_;               // by libzip index
   std::vector<std::shared_ptr<zip>> sources_;  // readers whose data is copied at commit
   std::vector<uint8_t> prefix_;
+  std::string permissions_of_;  // empty: keep the replaced file's
 };
 
 // True for names ending in ".class", including module-info.class and versioned classes.

@@ -605,6 +605,7 @@ class PathInstrumenter {
       auto prefix = reader->read_prefix();
       if (!prefix) return prefix.error();
       writer->set_prefix(std::move(prefix.value()));
+      writer->set_permissions_of(input);  // an executable jar stays one
       ++summary_.launcher_prefixes_kept;
     }
     // One job: everything on this thread, entry by entry (the same outcomes, in the same order).
@@ -636,13 +637,7 @@ class PathInstrumenter {
         return s;
       }
     }
-    if (auto s = writer->commit(); !s) return s;
-    // An executable jar stays one: the output gets the input's permissions (its execute bits).
-    if (reader->prefix_size() > 0) {
-      std::error_code ec;  // best effort: the jar is written either way
-      fs::permissions(output, fs::status(input, ec).permissions(), ec);
-    }
-    return Ok{};
+    return writer->commit();
   }
 
   Status rewrite_entry(const JarReader& reader, JarWriter& writer, const JarEntry& e,
