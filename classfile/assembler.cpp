@@ -212,6 +212,9 @@ struct MethodNames {
 
 // Spares for AssembledCode's offset tables, which outlive the assembler (see ~AssembledCode).
 using OffsetSpares = scratch::PerThread<scratch::SpareStack<int32_t>>;
+// The Code attribute's body is copied into its class (ClassFile::set_attribute_data), so its
+// buffer goes back to the thread when the result is destroyed, as the offset tables do.
+using BodySpares = scratch::PerThread<scratch::SpareStack<uint8_t>>;
 
 class Assembler {
  public:
@@ -1275,7 +1278,9 @@ Status Assembler::write_tables(ByteWriter& w, const Tables& t, uint32_t& count) 
 }
 
 Status Assembler::write_all(const Tables& t, uint16_t max_stack, AssembledCode& out) {
-  ByteWriter w;
+  std::vector<uint8_t> spare;
+  if (auto* s = BodySpares::get()) s->take(spare);
+  ByteWriter w(std::move(spare));
   // The exact size (attribute headers are 6 bytes), so the buffer is allocated once.
   w.reserve(static_cast<size_t>(length_) + 12 + t.exceptions.size() * 8 +
             (t.lines.empty() ? 0 : 8 + t.lines.size() * 4) +
@@ -1378,6 +1383,9 @@ Result<AssembledCode> assemble(CodeIR& ir, ConstantPool& pool, const MethodNames
 }  // namespace
 
 AssembledCode::~AssembledCode() {
+  if (code_attribute.capacity() != 0) {
+    if (auto* s = BodySpares::existing()) s->give_back(code_attribute);
+  }
   if (label_offsets.capacity() == 0 && insn_offsets.capacity() == 0) return;  // moved from
   if (auto* s = OffsetSpares::existing()) {
     s->give_back(label_offsets);
@@ -1410,7 +1418,7 @@ Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir) {
     method.attributes.push_back(Attribute{name.value(), {}, {}});
     code = &method.attributes.back();
   }
-  code->set_data(std::move(r->code_attribute));
+  cf.set_attribute_data(*code, r->code_attribute);
   r->code_attribute.clear();
   return r;
 }

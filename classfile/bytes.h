@@ -90,6 +90,10 @@ class ByteReader {
 // is on the path of every assembled method and every written class.
 class ByteWriter {
  public:
+  ByteWriter() = default;
+  // Writes into `buffer`'s storage: its bytes are dropped, its capacity is kept (a spare).
+  explicit ByteWriter(std::vector<uint8_t>&& buffer) : out_(std::move(buffer)) { out_.clear(); }
+
   void u1(uint32_t v) { *grow(1) = static_cast<uint8_t>(v); }
   void u2(uint32_t v) {
     uint8_t* p = grow(2);

@@ -134,6 +134,12 @@ void Attribute::set_data(std::vector<uint8_t> bytes) {
   owned = std::move(buffer);
 }
 
+void ClassFile::set_attribute_data(Attribute& attribute, std::span<const uint8_t> bytes) {
+  const std::shared_ptr<AttributeStore>& store = attribute_store_.get();
+  attribute.data = store->add(bytes);
+  attribute.owned = store;
+}
+
 Result<ClassFile> ClassFile::parse(std::span<const uint8_t> bytes) {
   ClassFile cf;
   cf.source_ = std::make_shared<const std::vector<uint8_t>>(bytes.begin(), bytes.end());
@@ -248,7 +254,7 @@ Status ClassFile::append_field(uint16_t access, std::string_view name,
 }
 
 Status ClassFile::append_method(uint16_t access, std::string_view name, std::string_view descriptor,
-                                std::vector<uint8_t> code_attribute) {
+                                std::span<const uint8_t> code_attribute) {
   auto name_index = pool.add_utf8(name);
   auto descriptor_index = pool.add_utf8(descriptor);
   auto code = pool.add_utf8("Code");
@@ -261,7 +267,7 @@ Status ClassFile::append_method(uint16_t access, std::string_view name, std::str
   m.descriptor_index = *descriptor_index;
   Attribute attr;
   attr.name_index = *code;
-  attr.set_data(std::move(code_attribute));
+  set_attribute_data(attr, code_attribute);
   m.attributes.push_back(std::move(attr));
   methods.push_back(std::move(m));
   return Ok{};

@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "classfile/attribute_store.h"
 #include "classfile/constant_pool.h"
 #include "classfile/error.h"
 
@@ -43,7 +44,9 @@ inline constexpr uint16_t kModule = 0x8000;
 struct Attribute {
   uint16_t name_index = 0;
   std::span<const uint8_t> data;
-  std::shared_ptr<const std::vector<uint8_t>> owned;  // set when data is not the input's
+  // Keeps `data` alive when it is not the input's: a buffer of its own (set_data), or the
+  // class's AttributeStore (ClassFile::set_attribute_data).
+  std::shared_ptr<const void> owned;
 
   void set_data(std::vector<uint8_t> bytes);
 };
@@ -94,11 +97,15 @@ class ClassFile {
 
   bool has_stack_map_frames() const { return major_version >= 50; }
 
+  // Gives `attribute` (of this class) a copy of `bytes` as its body, kept in the class's
+  // AttributeStore: for bodies made in bulk, such as every rewritten method's Code attribute.
+  void set_attribute_data(Attribute& attribute, std::span<const uint8_t> bytes);
+
   // Appends a method with `code_attribute` as its Code attribute's body (adding its name,
-  // descriptor and "Code" to the pool, in that order). Fails, adding no method, when the pool
-  // is full.
+  // descriptor and "Code" to the pool, in that order; the body is copied). Fails, adding no
+  // method, when the pool is full.
   Status append_method(uint16_t access, std::string_view name, std::string_view descriptor,
-                       std::vector<uint8_t> code_attribute);
+                       std::span<const uint8_t> code_attribute);
   // Appends a field without attributes (adding its name and descriptor to the pool). Fails,
   // adding no field, when the pool is full.
   Status append_field(uint16_t access, std::string_view name, std::string_view descriptor);
@@ -133,6 +140,7 @@ class ClassFile {
   uint16_t parsed_pool_count_ = 0;
   uint64_t parsed_pool_origin_ = 0;             // the pool parsed (see write_pool)
   std::span<const uint8_t> parsed_pool_bytes_;  // its entries' bytes in source_
+  AttributeStoreHandle attribute_store_;        // bodies given by set_attribute_data
 };
 
 }  // namespace duplex

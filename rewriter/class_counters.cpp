@@ -226,7 +226,7 @@ Status add_method(ClassFile& cf, const char* name, const char* desc, CodeIR& ir,
   MethodContext ctx{class_name, name, desc, kMemberAccess, cf.major_version};
   auto assembled = assemble_code(ir, cf.pool, ctx);
   if (!assembled) return assembled.error();
-  return cf.append_method(kMemberAccess, name, desc, std::move(assembled->code_attribute));
+  return cf.append_method(kMemberAccess, name, desc, assembled->code_attribute);
 }
 
 }  // namespace

@@ -56,8 +56,8 @@ bool is_runtime_class(const std::string& name) {
 
 Status append_twins(ClassFile& cf, std::vector<AddedMethod>& twins) {
   for (AddedMethod& twin : twins) {
-    if (auto s = cf.append_method(twin.access_flags, twin.name, twin.descriptor,
-                                  std::move(twin.code_attribute));
+    if (auto s =
+            cf.append_method(twin.access_flags, twin.name, twin.descriptor, twin.code_attribute);
         !s) {
       return s;
     }

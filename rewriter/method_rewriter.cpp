@@ -441,7 +441,7 @@ class MethodRewriter {
           join(outcome_.report.reason,
                "no check: sampled through its callers (twin " + built.code.twin->name + ")");
     } else {
-      code->set_data(std::move(built.assembled.code_attribute));
+      cf_.set_attribute_data(*code, built.assembled.code_attribute);
     }
     outcome_.report.applied = t;
     outcome_.report.new_code_size = built.code.keep_method_code ? outcome_.report.original_code_size

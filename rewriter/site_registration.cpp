@@ -65,7 +65,7 @@ Status create_clinit(ClassFile& cf, std::vector<Insn> prefix, const ClinitLead& 
   if (!assembled) return assembled.error();
   Attribute code;
   code.name_index = *code_name;
-  code.set_data(std::move(assembled->code_attribute));
+  cf.set_attribute_data(code, assembled->code_attribute);
   m.attributes.push_back(std::move(code));
   cf.methods.push_back(std::move(m));
   return Ok{};

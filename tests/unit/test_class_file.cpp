@@ -1,5 +1,8 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <memory>
+
 #include "classfile/class_file.h"
 #include "test_support.h"
 
@@ -63,6 +66,66 @@ TEST_CASE("edited attributes are written from their own buffer", "[class_file]")
   // The copy outlives the original input buffer.
   bytes.assign(bytes.size(), 0);
   CHECK(again->write().ok());
+}
+
+// Bodies of every size, so that the store fills blocks, starts new ones and gives large
+// bodies blocks of their own; byte i of body n is (n + i) mod 251.
+static std::vector<uint8_t> numbered_body(size_t n) {
+  std::vector<uint8_t> body(n % 7 == 0 ? 9000 + n : 1 + n * 37 % 700);
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<uint8_t>((n + i) % 251);
+  return body;
+}
+
+TEST_CASE("bodies kept in the class's store stay put as more are added, in copies too",
+          "[class_file]") {
+  auto bytes = test::jdk_class("java/lang/Object");
+  auto parsed = ClassFile::parse(bytes);
+  REQUIRE(parsed.ok());
+  auto cf = std::make_unique<ClassFile>(std::move(parsed.value()));
+  auto name = cf->pool.add_utf8("DuplexTestBody");
+  REQUIRE(name.ok());
+  std::vector<Attribute> attrs(200);
+  for (size_t n = 0; n < attrs.size(); ++n) {
+    attrs[n].name_index = *name;
+    auto body = numbered_body(n);
+    cf->set_attribute_data(attrs[n], body);
+    body.assign(body.size(), 0);  // the store holds a copy
+  }
+  auto all_intact = [&](const std::vector<Attribute>& list) {
+    for (size_t n = 0; n < list.size(); ++n) {
+      auto want = numbered_body(n);
+      if (!std::equal(list[n].data.begin(), list[n].data.end(), want.begin(), want.end())) {
+        return false;
+      }
+    }
+    return true;
+  };
+  CHECK(all_intact(attrs));
+
+  // A copy of the class gets a store of its own; both go on adding, and the attributes
+  // outlive the class that stored them.
+  ClassFile copy = *cf;
+  std::vector<Attribute> more(50);
+  for (size_t n = 0; n < more.size(); ++n) {
+    more[n].name_index = *name;
+    copy.set_attribute_data(more[n], numbered_body(n));
+    cf->set_attribute_data(attrs[n], numbered_body(n));
+  }
+  cf.reset();
+  CHECK(all_intact(attrs));
+  CHECK(all_intact(more));
+
+  // A written class carries a stored body byte for byte.
+  copy.attributes.push_back(more[3]);
+  auto out = copy.write();
+  REQUIRE(out.ok());
+  auto again = ClassFile::parse(out.value());
+  INFO((again.ok() ? std::string() : again.error().message()));
+  REQUIRE(again.ok());
+  const Attribute* body = again->find_attribute(again->attributes, "DuplexTestBody");
+  REQUIRE(body != nullptr);
+  auto want = numbered_body(3);
+  CHECK(std::equal(body->data.begin(), body->data.end(), want.begin(), want.end()));
 }
 
 TEST_CASE("truncated, oversized and garbage inputs give clear errors", "[class_file]") {
