@@ -41,8 +41,8 @@ struct AssembledCode {
 Result<AssembledCode> assemble_code(CodeIR& ir, ConstantPool& pool, const MethodContext& ctx);
 
 // assemble_code, then replace the Code attribute of `method` in `cf`. Adds the pool entries
-// for attribute names that are new to the class. The Code attribute's bytes move into the
-// method, so the result's code_attribute is left empty.
+// for attribute names that are new to the class. The Code attribute's bytes go into the
+// class's store (ClassFile::set_attribute_data), and the result's code_attribute is left empty.
 Result<AssembledCode> replace_code(ClassFile& cf, Member& method, CodeIR& ir);
 
 }  // namespace duplex

@@ -111,6 +111,11 @@ TEST_CASE("bodies kept in the class's store stay put as more are added, in copie
     copy.set_attribute_data(more[n], numbered_body(n));
     cf->set_attribute_data(attrs[n], numbered_body(n));
   }
+  // One store per class, held by each of its attributes.
+  REQUIRE(attrs[0].owned != nullptr);
+  CHECK(attrs[199].owned == attrs[0].owned);
+  CHECK(more[49].owned == more[0].owned);
+  CHECK(more[0].owned != attrs[0].owned);
   cf.reset();
   CHECK(all_intact(attrs));
   CHECK(all_intact(more));
