@@ -159,6 +159,22 @@ TEST_CASE("truncated, oversized and garbage inputs give clear errors", "[class_f
                                   std::to_string(major)) != std::string::npos);
     }
   }
+  SECTION("the supported versions' bounds parse and write back") {
+    // 45 is Java 1.1, 69 Java 25: the same bytes under either version are a class this layer
+    // reads (the version decides only what the verifier and the rewriter do with it).
+    for (uint16_t major : {45, 69}) {
+      auto v = good;
+      v[6] = static_cast<uint8_t>(major >> 8);
+      v[7] = static_cast<uint8_t>(major);
+      auto r = ClassFile::parse(v);
+      INFO("major " << major);
+      REQUIRE(r.ok());
+      CHECK(r->major_version == major);
+      auto out = r->write();
+      REQUIRE(out.ok());
+      CHECK(out.value() == v);
+    }
+  }
   SECTION("every truncation fails cleanly") {
     // Cut at every length: each must fail with an offset inside the input.
     for (size_t len = 0; len < good.size(); len += (len < 64 ? 1 : 37)) {
