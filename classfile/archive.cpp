@@ -106,8 +106,8 @@ std::string temp_name_for(const std::string& path) {
   return (p.parent_path() / name).string();
 }
 
-// Gives `temp` the permissions of the file at `from`, if there is one: a replaced file's keep
-// theirs, and a new one has the umask default from creation.
+// Gives `temp` the permissions of the file at `from`, if there is one (a replaced file keeps
+// its own); otherwise `temp` keeps the umask default it was created with.
 void keep_mode(const std::string& temp, const std::string& from) {
   struct stat st;
   if (::stat(from.c_str(), &st) == 0) ::chmod(temp.c_str(), st.st_mode & 07777);
