@@ -228,8 +228,28 @@ final class Children {
     expect(hits.size() == 3 || hits.size() == 6, "a burst of 3 per tick seen: " + hits);
     expect(hits.get(1) == hits.get(0) + 1 && hits.get(2) == hits.get(0) + 2,
         "a burst's samples are at consecutive checks: " + hits);
+    // A method counter (--method-counters) samples at the ticks too, bursts included: its
+    // checks count on the shared counter the ticks zero. (Its own cell saw a tick only every
+    // 16,384 of its checks, and then took a single sample.)
+    Thread.sleep(50);
+    hits = methodCounterSamples(1000);
+    expect(hits.size() == 3 || hits.size() == 6, "a method counter's burst per tick: " + hits);
+    expect(hits.get(1) == hits.get(0) + 1 && hits.get(2) == hits.get(0) + 2,
+        "a method counter's burst is at consecutive checks: " + hits);
     Duplex.configure("burst=1");
     expectEq("5", run.getAttribute("timer-ms"), "timer-ms attribute");
+  }
+
+  /** The checks (of {@code n}) at which one method on a method counter samples, as its twin decides. */
+  private static List<Integer> methodCounterSamples(int n) {
+    Object counter = null; // the method's static field, set by its twin
+    List<Integer> hits = new ArrayList<>();
+    for (int i = 0; i < n; i++) {
+      if (Duplex.tickOf(counter) > 0) continue;
+      counter = Duplex.methodCounter(counter);
+      if (Duplex.rearm(counter)) hits.add(i);
+    }
+    return hits;
   }
 
   /** -Dduplex.countChecks=true -Dduplex.interval=7 */

@@ -219,6 +219,10 @@ public final class Duplex {
 
   /** A back edge's check on a method counter: the cell's next value (at zero or below: leave). */
   public static int tickOf(Object counter) {
+    // The timer trigger samples by time: the tick zeroes the shared counter, and a method's own
+    // cell would see it only when its count ran out, TIMER_POLL of the method's checks later
+    // (rarely called methods never), so every check counts on the shared counter instead.
+    if (TIMER) return tick();
     if (COUNT_CHECKS) Sampler.countCheck();
     MethodCell c;
     if (counter == null || (c = ((MethodCell[]) counter)[cellIndex()]) == null) {
@@ -251,13 +255,12 @@ public final class Duplex {
   /**
    * Where a new or restarted cell starts: a phase drawn uniformly from [1, interval], as if it
    * had been counting all along, so that methods do not all take their first sample at their
-   * first check; parked when sampling is off; a timer poll away in timer mode. {@code s}: the
-   * calling thread's stripe (its PRNG), or null for the shared one.
+   * first check; parked when sampling is off. (The timer trigger makes no cells: {@link #tickOf}.)
+   * {@code s}: the calling thread's stripe (its PRNG), or null for the shared one.
    */
   static int cellStart(Stripe s) {
     int iv = interval;
-    if (iv <= 0) return TIMER ? TIMER_POLL : OFF;
-    if (TIMER) return TIMER_POLL;
+    if (iv <= 0) return OFF;
     return s != null ? Sampler.phase(s, iv) : Sampler.phase(iv);
   }
 
@@ -289,6 +292,7 @@ public final class Duplex {
    * overlap without bursts and 70.7% with burst=4, measured 2026-11-28 before this.
    */
   public static boolean rearm(Object counter) {
+    if (TIMER) return expired(); // the shared counter ran out (tickOf): its rule, bursts included
     MethodCell[] cells = (MethodCell[]) counter;
     int i = cellIndex();
     Stripe s = STRIPED ? stripe() : null;
@@ -299,8 +303,8 @@ public final class Duplex {
       c.count = cellStart(s) - 1;
     }
     if (c.count > 0) return false;
-    int next = nextStart(s, 1, TIMER ? TIMER_POLL : OFF);
-    if (next > 0 && burst > 1 && !TIMER) next = cellBurst(c, next);
+    int next = nextStart(s, 1, OFF);
+    if (next > 0 && burst > 1) next = cellBurst(c, next);
     c.count = Math.abs(next);
     return next > 0;
   }
