@@ -240,7 +240,7 @@ final class Children {
     expectEq("5", run.getAttribute("timer-ms"), "timer-ms attribute");
   }
 
-  /** The checks (of {@code n}) at which one method on a method counter samples, as its twin decides. */
+  /** The checks (of {@code n}) at which a method on a method counter samples, as its twin says. */
   private static List<Integer> methodCounterSamples(int n) {
     Object counter = null; // the method's static field, set by its twin
     List<Integer> hits = new ArrayList<>();
