@@ -759,6 +759,25 @@ def class_methods(data: bytes):
     return count_at, methods
 
 
+def method_code_sizes(data: bytes):
+    """A class file's name and the code length of each of its methods with code:
+    (class name, {(method name, descriptor): code_length}). Raises IndexError, KeyError or
+    struct.error on a malformed class."""
+    import struct
+    entries, pos = class_pool(data)
+    text = lambda i: pool_utf8(data, entries, i).decode("utf-8", "replace")  # noqa: E731
+    code_name = pool_utf8_index(data, entries, b"Code")
+    this_class = struct.unpack_from(">H", data, pos + 2)[0]
+    name = text(struct.unpack_from(">H", data, entries[this_class][1])[0])
+    count_at, methods = class_methods(data)
+    sizes = {}
+    for _, start, _, code in methods:
+        name_index, desc_index = struct.unpack_from(">HH", data, start + 2)
+        if code_name is not None and code > 0:
+            sizes[(text(name_index), text(desc_index))] = code
+    return name, sizes
+
+
 # The input of the steady-state phase (run_bench.py Table S, steady_ab.py): large, except where
 # that is too short once compiled (h2) or needlessly long (rhino, seconds per iteration).
 STEADY_SIZE = {"rhino": "small", "h2": "xl"}
