@@ -765,15 +765,16 @@ def method_code_sizes(data: bytes):
     struct.error on a malformed class."""
     import struct
     entries, pos = class_pool(data)
-    text = lambda i: pool_utf8(data, entries, i).decode("utf-8", "replace")  # noqa: E731
-    code_name = pool_utf8_index(data, entries, b"Code")
+
+    def text(index: int) -> str:
+        return pool_utf8(data, entries, index).decode("utf-8", "replace")
+
     this_class = struct.unpack_from(">H", data, pos + 2)[0]
     name = text(struct.unpack_from(">H", data, entries[this_class][1])[0])
-    count_at, methods = class_methods(data)
     sizes = {}
-    for _, start, _, code in methods:
+    for _, start, _, code in class_methods(data)[1]:  # code 0: no Code attribute
         name_index, desc_index = struct.unpack_from(">HH", data, start + 2)
-        if code_name is not None and code > 0:
+        if code > 0:
             sizes[(text(name_index), text(desc_index))] = code
     return name, sizes
 
