@@ -732,8 +732,12 @@ def class_methods(data: bytes):
     """Where the class's methods_count sits, and each method's (name, start, end, code_length)
     in the class bytes (name: the Utf8 bytes). Raises IndexError, KeyError or struct.error on a
     malformed class."""
+    return _methods_after_pool(data, *class_pool(data))
+
+
+def _methods_after_pool(data: bytes, entries, pos: int):
+    """class_methods, given the class's pool as class_pool read it (entries, offset after it)."""
     import struct
-    entries, pos = class_pool(data)
     code_name = pool_utf8_index(data, entries, b"Code")
     pos += 6
     pos += 2 + 2 * struct.unpack_from(">H", data, pos)[0]  # interfaces
@@ -772,7 +776,7 @@ def method_code_sizes(data: bytes):
     this_class = struct.unpack_from(">H", data, pos + 2)[0]
     name = text(struct.unpack_from(">H", data, entries[this_class][1])[0])
     sizes = {}
-    for _, start, _, code in class_methods(data)[1]:  # code 0: no Code attribute
+    for _, start, _, code in _methods_after_pool(data, entries, pos)[1]:  # code 0: no Code
         name_index, desc_index = struct.unpack_from(">HH", data, start + 2)
         if code > 0:
             sizes[(text(name_index), text(desc_index))] = code
