@@ -39,21 +39,32 @@ def jar_method_sizes(jar: Path):
     return classes
 
 
+def byte_sizes(text: str):
+    """--sizes: comma-separated byte counts."""
+    try:
+        return [int(x) for x in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError("expected byte counts such as 35,325, not %r" % text)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("original", type=Path)
     ap.add_argument("rewritten", type=Path)
-    ap.add_argument("--sizes", default="35,325")
+    ap.add_argument("--sizes", type=byte_sizes, default=[35, 325])
     ap.add_argument("--all", action="store_true")
     a = ap.parse_args()
-    limits = [int(x) for x in a.sizes.split(",")]
-    before, after = jar_method_sizes(a.original), jar_method_sizes(a.rewritten)
+    try:
+        before, after = jar_method_sizes(a.original), jar_method_sizes(a.rewritten)
+    except (OSError, zipfile.BadZipFile) as e:
+        print("inline_sizes.py: cannot read the jar: %s" % e, file=sys.stderr)
+        return 1
     for cls in sorted(before):
         for (name, desc), size in sorted(before[cls].items()):
             grown = after.get(cls, {}).get((name, desc))
             if grown is None or name == "<clinit>":
                 continue
-            if a.all or any(size <= limit < grown for limit in limits):
+            if a.all or any(size <= limit < grown for limit in a.sizes):
                 print("inline,%s.%s%s  # %d -> %d" % (cls, name, desc, size, grown))
     return 0
 

@@ -5,7 +5,8 @@ an inlining size, by class, name and descriptor (no program runs).
 Two hand-made jars hold class A with m()V, m(I)V, n()V and <clinit>: m()V grows from 30 to 40
 bytes (past 35), m(I)V, of the same name, stays at 30, n()V grows from 300 to 320 (past
 neither size), and <clinit> grows past 35 but is never listed. A truncated class is skipped
-with a line on stderr, not read wrongly."""
+with a line on stderr, not read wrongly; a missing jar, a file that is not a zip and sizes that
+are not numbers each get one clear line and a non-zero status."""
 import struct
 import subprocess
 import sys
@@ -47,10 +48,10 @@ def jar(path, classes):
     return path
 
 
-def run(*args):
+def run(*args, status=0):
     r = subprocess.run([sys.executable, str(SCRIPT), *map(str, args)], capture_output=True,
                        text=True)
-    assert r.returncode == 0, r.stderr
+    assert r.returncode == status, (r.returncode, r.stderr)
     return r.stdout.splitlines(), r.stderr
 
 
@@ -67,6 +68,16 @@ def main():
         lines, _ = run(before, after, "--all")
         assert lines == ["inline,A.m()V  # 30 -> 40", "inline,A.m(I)V  # 30 -> 30",
                          "inline,A.n()V  # 300 -> 320"], lines
+        # Bad input: one clear line and a non-zero status, no traceback.
+        lines, err = run(Path(tmp) / "missing.jar", after, status=1)
+        assert err.startswith("inline_sizes.py: cannot read the jar:") and "missing.jar" in err
+        assert "Traceback" not in err and lines == [], err
+        not_zip = Path(tmp) / "A.class"
+        not_zip.write_bytes(broken)
+        _, err = run(before, not_zip, status=1)
+        assert "not a zip file" in err and "Traceback" not in err, err
+        _, err = run(before, after, "--sizes", "a", status=2)
+        assert "expected byte counts" in err and "Traceback" not in err, err
     print("ok")
 
 
