@@ -42,9 +42,12 @@ def jar_method_sizes(jar: Path):
 def byte_sizes(text: str):
     """--sizes: comma-separated byte counts."""
     try:
-        return [int(x) for x in text.split(",")]
+        sizes = [int(x) for x in text.split(",")]
     except ValueError:
+        sizes = []
+    if not sizes or min(sizes) < 1:
         raise argparse.ArgumentTypeError("expected byte counts such as 35,325, not %r" % text)
+    return sizes
 
 
 def main() -> int:

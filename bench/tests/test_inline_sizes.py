@@ -6,7 +6,7 @@ Two hand-made jars hold class A with m()V, m(I)V, n()V and <clinit>: m()V grows 
 bytes (past 35), m(I)V, of the same name, stays at 30, n()V grows from 300 to 320 (past
 neither size), and <clinit> grows past 35 but is never listed. A truncated class is skipped
 with a line on stderr, not read wrongly; a missing jar, a file that is not a zip and sizes that
-are not numbers each get one clear line and a non-zero status."""
+are not positive numbers each get one clear line and a non-zero status."""
 import struct
 import subprocess
 import sys
@@ -77,6 +77,8 @@ def main():
         _, err = run(before, not_zip, status=1)
         assert "not a zip file" in err and "Traceback" not in err, err
         _, err = run(before, after, "--sizes", "a", status=2)
+        assert "expected byte counts" in err and "Traceback" not in err, err
+        _, err = run(before, after, "--sizes", "35,0", status=2)
         assert "expected byte counts" in err and "Traceback" not in err, err
     print("ok")
 
