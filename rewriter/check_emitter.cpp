@@ -129,6 +129,30 @@ Status CheckEmitter::use_method_counter(ConstantPool& pool, std::string_view run
   return Ok{};
 }
 
+Status CheckEmitter::use_stripe_local(ConstantPool& pool, std::string_view runtime_class,
+                                      int32_t slot) {
+  if (!exits_ || budget_ || flag_ || has_local() || method_counter_ != 0 || slot < 0) {
+    return Error::plain("a stripe local needs counting exit checks on the shared counter");
+  }
+  auto here = pool.add_methodref(runtime_class, runtime_api::kHere, runtime_api::kHereDesc);
+  if (!here) return here.error();
+  auto tick_at = pool.add_methodref(runtime_class, runtime_api::kTickAt, runtime_api::kTickAtDesc);
+  if (!tick_at) return tick_at.error();
+  auto object = pool.add_class(runtime_api::kObjectClass);
+  if (!object) return object.error();
+  here_ = *here;
+  tick_at_ = *tick_at;
+  object_class_ = *object;
+  stripe_slot_ = slot;
+  return Ok{};
+}
+
+uint16_t CheckEmitter::locals_end(uint16_t fallback) const {
+  if (has_local()) return static_cast<uint16_t>(local_slot_ + local_slots());
+  if (has_stripe_local()) return static_cast<uint16_t>(stripe_slot_ + 1);
+  return fallback;
+}
+
 Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_view runtime_class) {
   struct Ref {
     const char* name;
@@ -150,6 +174,12 @@ Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_v
 void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
   if (budget_) return emit_budget_check(ir, sample);
+  if (exits_ && has_stripe_local()) {
+    ir.insns.push_back(local_insn(false, VTag::kObject, static_cast<uint16_t>(stripe_slot_)));
+    ir.insns.push_back(Insn::make(op::kInvokestatic, tick_at_));
+    ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
+    return;
+  }
   if (exits_) return emit_tick(ir, tick_, sample);
   if (form_ == CheckForm::kInline) return emit_inline(ir, sample);
   if (has_local()) return emit_local(ir, sample);
@@ -202,6 +232,12 @@ void CheckEmitter::emit_local_init(CodeIR& ir, bool twin) const {
   if (!budget_) return emit_reload(ir);
   ir.insns.push_back(twin ? Insn::make(op::kIconst0) : Insn::make(op::kInvokestatic, loop_entry_));
   store_budget(ir);
+}
+
+void CheckEmitter::emit_stripe_init(CodeIR& ir) const {
+  if (!has_stripe_local()) return;
+  ir.insns.push_back(Insn::make(op::kInvokestatic, here_));
+  ir.insns.push_back(local_insn(true, VTag::kObject, static_cast<uint16_t>(stripe_slot_)));
 }
 
 void CheckEmitter::emit_budget_reset(CodeIR& ir) const {
@@ -304,15 +340,19 @@ void CheckEmitter::emit_local(CodeIR& ir, LabelId sample) const {
 }
 
 Status CheckEmitter::add_local_to_frames(CodeIR& ir) const {
-  if (!has_local()) return Ok{};
-  const auto slot = static_cast<uint32_t>(local_slot_);
+  if (!has_local() && !has_stripe_local()) return Ok{};
+  const auto slot = static_cast<uint32_t>(has_local() ? local_slot_ : stripe_slot_);
   for (LabelInfo& info : ir.labels) {
     if (!info.frame) continue;
     FrameLocals& locals = info.frame->locals;
     uint32_t used = frame_slots(locals);
-    if (used > slot) return Error::plain("a frame already uses the local counter's slot");
+    if (used > slot) return Error::plain("a frame already uses the checks' local slot");
     locals.insert(locals.end(), slot - used, VType{VTag::kTop});
-    locals.insert(locals.end(), local_slots(), VType{VTag::kInteger});
+    if (has_local()) {
+      locals.insert(locals.end(), local_slots(), VType{VTag::kInteger});
+    } else {
+      locals.push_back(VType{VTag::kObject, object_class_});
+    }
   }
   return Ok{};
 }

@@ -44,6 +44,14 @@ class CheckEmitter {
   // Fieldref; entry and edge checks become `getstatic field; invokestatic tickEntryOf|tickOf;
   // ifle sample`. Only for exit checks without a budget or flag.
   Status use_method_counter(ConstantPool& pool, std::string_view runtime_class, uint16_t field);
+  // Back-edge exit checks on the calling thread's counter stripe kept in local `slot` (type
+  // Object; RewriteOptions::stripe_in_local): edge checks become `aload slot; invokestatic
+  // tickAt; ifle sample`, and emit_stripe_init sets the local. Only for counting exit checks on
+  // the shared counter, without a local counter of their own.
+  Status use_stripe_local(ConstantPool& pool, std::string_view runtime_class, int32_t slot);
+  bool has_stripe_local() const { return stripe_slot_ >= 0; }
+  // The first local slot past the ones the checks use (`fallback` when they use none).
+  uint16_t locals_end(uint16_t fallback) const;
 
   // An edge check: branches to `sample` when it fires. May create labels in `ir`.
   void emit(CodeIR& ir, LabelId sample) const;
@@ -63,6 +71,9 @@ class CheckEmitter {
   // The method's first instructions, before any frame: the local counter loaded; a loop budget
   // set by the entry's count (`loopEntry`), or to 0 in a twin (which sets it after `expired`).
   void emit_local_init(CodeIR& ir, bool twin) const;
+  // With a stripe local: `invokestatic here; astore slot`, before any frame (every frame gets
+  // the slot from add_local_to_frames).
+  void emit_stripe_init(CodeIR& ir) const;
   // A loop budget: after `expired()` in a twin, start a new one (`budget`).
   void emit_budget_reset(CodeIR& ir) const;
   // A loop budget: before a return, count the back edges taken (`spent`).
@@ -70,8 +81,9 @@ class CheckEmitter {
   // A loop budget that ran out in the checking method: count all of it (`spent`), before the
   // twin is called.
   void emit_spend_all(CodeIR& ir) const;
-  // Every frame in `ir` gets the local counter's slots as ints (frames are only placed after
-  // the first instructions, which set them). Fails if a frame already reaches the slots.
+  // Every frame in `ir` gets the local counter's slots as ints, or the stripe local as an
+  // Object (frames are only placed after the first instructions, which set them). Fails if a
+  // frame already reaches the slots.
   Status add_local_to_frames(CodeIR& ir) const;
 
  private:
@@ -97,6 +109,8 @@ class CheckEmitter {
   uint16_t check_ = 0, check_entry_ = 0, counter_ = 0, fire_ = 0, sampling_ = 0;
   uint16_t sampling_here_ = 0, current_thread_ = 0;
   uint16_t method_counter_ = 0, tick_of_ = 0, tick_entry_of_ = 0;
+  int32_t stripe_slot_ = -1;
+  uint16_t here_ = 0, tick_at_ = 0, object_class_ = 0;
 };
 
 }  // namespace duplex

@@ -62,6 +62,9 @@ struct DupPlan {
   // Methods of the class a call may reach without counting a check (rewriter/quiet_methods.h),
   // by name + descriptor; null: every call may count.
   const std::set<std::string>* quiet_methods = nullptr;
+  // Exit checks at back edges find the thread's counter through a local set at the method's
+  // start (RewriteOptions::stripe_in_local).
+  bool stripe_in_local = false;
   // The Fieldref of the method's own counter (RewriteOptions::method_counters, outlined exit
   // checks only), which its counting checks decrement instead of the shared counter; 0: shared.
   uint16_t method_counter = 0;

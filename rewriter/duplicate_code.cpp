@@ -155,6 +155,9 @@ class Duplicator {
     if (method_counter) {
       if (auto s = check_.use_method_counter(pool_, m_.runtime_class, plan_.method_counter); !s)
         return s;
+    } else if (wants_stripe_local()) {
+      if (auto s = check_.use_stripe_local(pool_, m_.runtime_class, local_slot_base()); !s)
+        return s;
     }
     if (count_edges_) {
       auto entry =
@@ -215,16 +218,27 @@ class Duplicator {
     // A loop budget pays off in loops that call nothing that counts checks; around such a call
     // it is counted and taken again, which in a loop costs more than the checks it saves.
     if (exits_to_twin() && counting_call_in_loop()) return -1;
+    return local_slot_base();
+  }
+
+  // The first slot free for the checks' own local: past the method's locals, or in a twin past
+  // its parameters.
+  int32_t local_slot_base() const {
     if (outline_.layout && outline_.side == OutlineSide::kTwin)
       return outline_.layout->twin_max_locals;
     return src_.max_locals;
   }
 
-  // Events' scratch locals go past the method's locals and the local counter.
-  uint16_t first_temp_local() const {
-    return check_.has_local() ? static_cast<uint16_t>(check_.local_slot() + check_.local_slots())
-                              : src_.max_locals;
+  // Counting exit checks at back edges on the shared counter, which the stripe local serves
+  // (RewriteOptions::stripe_in_local): a method without them keeps the one lookup its entry
+  // check makes.
+  bool wants_stripe_local() const {
+    return plan_.stripe_in_local && exits_to_twin() && !plan_.flag_checks && !check_.has_local() &&
+           has_edge_checks();
   }
+
+  // Events' scratch locals go past the method's locals and the checks' local.
+  uint16_t first_temp_local() const { return check_.locals_end(src_.max_locals); }
 
   bool has_back_edges() const {
     for (const BasicBlock& b : cfg_.blocks) {
@@ -368,6 +382,10 @@ class Duplicator {
     if (check_.has_local()) {
       out_.max_locals = static_cast<uint16_t>(check_.local_slot() + check_.local_slots());
       check_.emit_local_init(out_, twin_side());
+    }
+    if (check_.has_stripe_local()) {
+      out_.max_locals = std::max(out_.max_locals, check_.locals_end(0));
+      check_.emit_stripe_init(out_);
     }
     emit_leading_labels();
     if (outline_.layout && !checking_only()) {

@@ -175,6 +175,7 @@ class MethodRewriter {
         plan.flag_checks = flag_checks_;
         plan.sampled_calls = redirected_calls();
         plan.quiet_methods = quiet_methods_;
+        plan.stripe_in_local = options_.stripe_in_local;
         if (!crossings_are_safe(cfg, plan, /*partial=*/false, why_not))
           return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, t == Transform::kFull);
@@ -185,6 +186,7 @@ class MethodRewriter {
         plan.flag_checks = flag_checks_;
         plan.sampled_calls = redirected_calls();
         plan.quiet_methods = quiet_methods_;
+        plan.stripe_in_local = options_.stripe_in_local;
         if (!crossings_are_safe(cfg, plan, /*partial=*/true, why_not)) return Error::plain(why_not);
         return duplicate(view, cfg, sites, plan, true);
       }

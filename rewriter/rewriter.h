@@ -93,6 +93,13 @@ struct RewriteOptions {
   // the activation, so no rare path merges back into the checking method's compiled code.
   bool hand_back = false;
   CheckForm check = CheckForm::kCall;
+  // Outlined layout with exit checks, counting checks at back edges: the calling thread's
+  // counter stripe is looked up once, at the method's start, and kept in a local of type
+  // Object, so that a back edge's check decrements it without finding it again (the thread's
+  // id, the stripe array and the stripe: a chain of loads after every call the loop makes).
+  // Counts and samples exactly as the plain exit check does (docs/design/hotspot-costs.md,
+  // section 21). Not with loop budgets or method counters, which have counters of their own.
+  bool stripe_in_local = true;
   // Loop-free methods of at most this many bytes get flag checks: they read whether a sampled
   // caller of their thread is calling them instead of decrementing the shared counter. The
   // default is HotSpot's FreqInlineSize, the methods C2 inlines where they are hot: a counting

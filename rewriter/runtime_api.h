@@ -39,6 +39,15 @@ inline constexpr const char* kMethodCounterMakeDesc = "(Ljava/lang/Object;)Ljava
 inline constexpr const char* kRearm = "rearm";
 inline constexpr const char* kRearmDesc = "(Ljava/lang/Object;)Z";
 inline constexpr const char* kMethodCounterDesc = "Ljava/lang/Object;";
+// The stripe in a local (RewriteOptions::stripe_in_local): a method with back-edge exit checks
+// starts with `invokestatic here()Ljava/lang/Object;; astore s` (the calling thread's counter
+// stripe, null with the global counter), and its back edges are `aload s; invokestatic
+// tickAt(Ljava/lang/Object;)I; ifle sample`: tick() without finding the stripe again.
+inline constexpr const char* kHere = "here";
+inline constexpr const char* kHereDesc = "()Ljava/lang/Object;";
+inline constexpr const char* kTickAt = "tickAt";
+inline constexpr const char* kTickAtDesc = "(Ljava/lang/Object;)I";
+inline constexpr const char* kObjectClass = "java/lang/Object";
 // Loop budgets (CheckForm::kLocal in the outlined layout without hand-back): a method with
 // loops counts its back edges in a local. `loopEntry()I` is its entry check (tickEntry, capped:
 // the budget), `budget()I` the budget a twin starts with after `expired()`, `spend(I)I` counts a

@@ -779,6 +779,39 @@ TEST_CASE("golden listing: the outlined layout and its twin", "[rewriter][golden
   CHECK(outlined);
 }
 
+TEST_CASE("the stripe in a local: back-edge checks count on the stripe found at the start",
+          "[rewriter]") {
+  RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
+  auto r = rewrite_class(probe_class(), options);
+  REQUIRE(r.ok());
+  // sumGetter has a loop: both halves look the stripe up first, before any frame, and every
+  // back edge counts on it; the entry check counts as before.
+  for (const char* name : {"sumGetter", "sumGetter$duplex"}) {
+    INFO(name);
+    std::string listing = method_listing(r->bytes, name);
+    size_t first = listing.find(" 0: ");
+    REQUIRE(first != std::string::npos);
+    std::string first_line = listing.substr(first, listing.find('\n', first) - first);
+    CHECK(first_line.find("invokestatic") != std::string::npos);
+    CHECK(first_line.find("Duplex.here()Ljava/lang/Object;") != std::string::npos);
+    CHECK(listing.find("Duplex.here()Ljava/lang/Object;") < listing.find("astore"));
+    CHECK(listing.find("Duplex.tickAt(Ljava/lang/Object;)I") != std::string::npos);
+    CHECK(listing.find("Duplex.tick()I") == std::string::npos);
+  }
+  CHECK(method_listing(r->bytes, "sumGetter").find("Duplex.tickEntry()I") != std::string::npos);
+  // A counting method without loops has only its entry check: nothing to keep.
+  std::string loop_free = method_listing(r->bytes, "big");
+  REQUIRE(loop_free.find("Duplex.tickEntry()I") != std::string::npos);
+  CHECK(loop_free.find("Duplex.here()") == std::string::npos);
+  // Off: the back edges find the stripe in tick(), as before.
+  options.stripe_in_local = false;
+  auto plain = rewrite_class(probe_class(), options);
+  REQUIRE(plain.ok());
+  std::string listing = method_listing(plain->bytes, "sumGetter");
+  CHECK(listing.find("Duplex.here()") == std::string::npos);
+  CHECK(listing.find("Duplex.tick()I") != std::string::npos);
+}
+
 TEST_CASE("golden listing: the local check, outlined with hand-back", "[rewriter][golden]") {
   RewriteOptions options = options_for(Mode::kFull, {"call-edge", "field-access"});
   options.check = CheckForm::kLocal;
@@ -833,10 +866,11 @@ TEST_CASE("golden listing: the loop budget (local check, outlined, exit checks)"
   std::string calling = method_listing(r->bytes, "golden");
   CHECK(calling.find("Duplex.loopEntry()I") != std::string::npos);
   CHECK(calling.find("Duplex.budget()I") == std::string::npos);
-  // sumGetter's loop calls getField() virtually (an override may count): the call form.
+  // sumGetter's loop calls getField() virtually (an override may count): the call form, on
+  // the stripe its start keeps in a local.
   std::string virtual_call = method_listing(r->bytes, "sumGetter");
   CHECK(virtual_call.find("Duplex.loopEntry()I") == std::string::npos);
-  CHECK(virtual_call.find("Duplex.tick()I") != std::string::npos);
+  CHECK(virtual_call.find("Duplex.tickAt(Ljava/lang/Object;)I") != std::string::npos);
   // Without flag checks scale() counts too.
   options.flag_check_max_bytes = 0;
   auto counting = rewrite_class(probe_class(), options);

@@ -196,6 +196,25 @@ public final class Duplex {
     return --counter;
   }
 
+  /**
+   * The stripe a method's back-edge checks count on (the rewrite's stripe in a local): the
+   * calling thread's stripe, or null with the global counter. A method looks it up once, at its
+   * start, and hands it to {@link #tickAt} at each back edge; after a call, finding it again
+   * would take the thread's id, the stripe array and the stripe, a chain of loads at every
+   * iteration of a loop that calls. Typed Object so that rewritten code names no other runtime
+   * class. An activation stays on its thread, so the stripe stays right for it.
+   */
+  public static Object here() {
+    return SPECIAL ? (STRIPED ? stripe() : COUNTING) : null;
+  }
+
+  /** {@link #tick} on the stripe {@link #here} gave the calling method. */
+  public static int tickAt(Object here) {
+    if (!SPECIAL) return --counter;
+    if (COUNT_CHECKS) Sampler.countCheck();
+    return --((Stripe) here).counter;
+  }
+
   /** A counting method's entry: {@link #tick}, after ending a caller's flag sample. */
   public static int tickEntry() {
     if (sampling != null) endCallerSample();
