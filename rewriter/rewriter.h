@@ -97,9 +97,11 @@ struct RewriteOptions {
   // counter stripe is looked up once, at the method's start, and kept in a local of type
   // Object, so that a back edge's check decrements it without finding it again (the thread's
   // id, the stripe array and the stripe: a chain of loads after every call the loop makes).
-  // Counts and samples exactly as the plain exit check does (docs/design/hotspot-costs.md,
-  // section 21). Not with loop budgets or method counters, which have counters of their own.
-  bool stripe_in_local = true;
+  // Counts and samples exactly as the plain exit check does. Off by default: side by side it
+  // gained on sunflow and lost on bcprov and xalan (a reference live across every loop;
+  // docs/design/hotspot-costs.md, section 21). Not with loop budgets or method counters, which
+  // have counters of their own.
+  bool stripe_in_local = false;
   // Loop-free methods of at most this many bytes get flag checks: they read whether a sampled
   // caller of their thread is calling them instead of decrementing the shared counter. The
   // default is HotSpot's FreqInlineSize, the methods C2 inlines where they are hot: a counting

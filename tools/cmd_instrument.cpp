@@ -48,9 +48,9 @@ const char* const kInstrumentHelp =
     "                        class files of version 51 or later (older ones get the flag\n"
     "                        checks above); 0: off (the default); 325 (HotSpot's\n"
     "                        FreqInlineSize) is the size measured\n"
-    "  --no-stripe-in-local  back edges find the thread's counter stripe at each check\n"
-    "                        (Duplex.tick()) instead of through a local set at the\n"
-    "                        method's start; the same counts and samples either way\n"
+    "  --stripe-in-local     back edges count on the thread's counter stripe kept in a\n"
+    "                        local set at the method's start, instead of finding it at\n"
+    "                        each check (Duplex.tick()); the same counts and samples\n"
     "  --method-counters     each counting method counts down a counter of its own (a\n"
     "                        static field of its class, a cell per thread) instead of the\n"
     "                        shared one: every method is sampled at its own rate, closer\n"
@@ -197,8 +197,8 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
       for (char& c : options.rewrite.runtime_class) c = c == '.' ? '/' : c;
     } else if (arg == "--named-module") {
       options.rewrite.in_named_module = [](std::string_view) { return true; };
-    } else if (arg == "--no-stripe-in-local") {
-      options.rewrite.stripe_in_local = false;
+    } else if (arg == "--stripe-in-local") {
+      options.rewrite.stripe_in_local = true;
     } else if (arg == "--method-counters") {
       options.rewrite.method_counters = true;
     } else if (arg == "--lazy-twins" || arg == "--eager-twins") {

@@ -476,6 +476,7 @@ std::string rewrite_fingerprint(const AgentOptions& o) {
   f.append("\nflagCheckBytes ").append(std::to_string(o.flag_check_max_bytes));
   f.append("\ncallerSampledBytes ").append(std::to_string(o.caller_sampled_max_bytes));
   f.append("\nmethodCounters ").append(o.method_counters ? "true" : "false");
+  f.append("\nstripeInLocal ").append(o.stripe_in_local ? "true" : "false");
   f.append("\n");
   return f;
 }
@@ -543,6 +544,7 @@ jint on_load(JavaVM* vm, char* options) {
   s.rewrite.flag_check_max_bytes = s.options.flag_check_max_bytes;
   s.rewrite.caller_sampled_max_bytes = s.options.caller_sampled_max_bytes;
   s.rewrite.method_counters = s.options.method_counters;
+  s.rewrite.stripe_in_local = s.options.stripe_in_local;
   for (const std::string& name : s.options.profile) {
     s.rewrite.instrumentations.push_back(make_builtin_instrumentation(name));
   }

@@ -129,6 +129,9 @@ bool apply(const std::string& key, const std::string& v, AgentOptions& o, std::s
   if (key == "methodCounters") {
     return parse_bool(v, o.method_counters) || bad(error, key, v, "true or false");
   }
+  if (key == "stripeInLocal") {
+    return parse_bool(v, o.stripe_in_local) || bad(error, key, v, "true or false");
+  }
   if (key == "countEdges") {
     return parse_bool(v, o.count_edges) || bad(error, key, v, "true or false");
   }
@@ -197,7 +200,8 @@ const char* agent_options_help() {
   return "mode, profile, include, exclude, jdk, stop, log, interval, jitter, burst, seed, trigger, "
          "timerMs, counter, countChecks, dumpMs, warmupMs, warmupInterval, out, countEdges, "
          "nativeStack, ahead, aheadLead, "
-         "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters, inlineTwins";
+         "cache, layout, check, flagCheckBytes, callerSampledBytes, methodCounters, stripeInLocal, "
+         "inlineTwins";
 }
 
 bool parse_agent_options(const char* text, AgentOptions& out, std::string& error) {

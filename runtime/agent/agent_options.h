@@ -30,12 +30,13 @@ struct AgentOptions {
   int64_t stop_ms = -1;      // stop=<duration>; -1 = never
   bool count_edges = false;  // rewriter test option: count entries and back edges
   // The rewriter's tuning options, as `duplex instrument` has them (--layout, --check,
-  // --flag-check-bytes, --caller-sampled-bytes, --method-counters).
+  // --flag-check-bytes, --caller-sampled-bytes, --method-counters, --stripe-in-local).
   bool hand_back = false;  // layout=handback; the agent never uses the inline layout
   CheckForm check = CheckForm::kCall;
   uint32_t flag_check_max_bytes = RewriteOptions{}.flag_check_max_bytes;
   uint32_t caller_sampled_max_bytes = RewriteOptions{}.caller_sampled_max_bytes;
   bool method_counters = false;  // methodCounters=true: RewriteOptions::method_counters
+  bool stripe_in_local = false;  // stripeInLocal=true: RewriteOptions::stripe_in_local
   bool native_stack = true;      // let the runtime find call-edge callers with JVMTI GetStackTrace
   // inlineTwins=true: leave HotSpot free to inline twins into their callers (no compiler
   // directive, runtime/agent/twin_inlining.h).

@@ -61,6 +61,7 @@ run full-handback "mode=full,interval=1,layout=handback,check=inline,include=fix
 run full-counting "mode=full,interval=1,flagCheckBytes=0,include=fixtures.*"
 run full-callers "mode=full,interval=1,callerSampledBytes=325,include=fixtures.*"
 run full-method-counters "mode=full,interval=1,methodCounters=true,include=fixtures.*"
+run full-stripe-local "mode=full,interval=1,stripeInLocal=true,include=fixtures.*"
 run checks-local-sampled "mode=checks,interval=1000,check=local,callerSampledBytes=325"
 # jdk=true: bootstrap classes of java.base (a named module) rewritten and reading the runtime.
 run auto-jdk "mode=auto,interval=1,jdk=true,include=fixtures.*,include=java.util.*,include=java.text.*"

@@ -11,11 +11,11 @@
 # classes of their own (HOST$DuplexTwins) by default: nestmates from version 55 on, plain classes
 # of the package that reach private members through bridges before (the release-8 fixtures);
 # `--lazy-twins` raises those to 55 and nests them, `--eager-twins` keeps every twin in its
-# class. None of the three may change a count, nor may `--no-stripe-in-local`.
+# class. None of the three may change a count, nor may `--stripe-in-local`.
 set -eu
 duplex=$1 runtime=$2 fixtures=$3 harness=$4
 shift 4
-modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--method-counters partial,--method-counters auto,--method-counters full,--method-counters,--flag-check-bytes,0 full,--lazy-twins full,--eager-twins full,--caller-sampled-bytes,325,--lazy-twins checks,--lazy-twins partial,--lazy-twins,--flag-check-bytes,0 full,--layout,handback,--lazy-twins full,--no-stripe-in-local}
+modes=${*:-full partial nodup exhaustive checks auto full,--layout,inline partial,--layout,inline checks,--layout,inline full,--check,inline full,--check,local partial,--layout,inline,--check,local full,--caller-sampled-bytes,325 partial,--caller-sampled-bytes,325 auto,--caller-sampled-bytes,325 full,--check,local,--caller-sampled-bytes,325 full,--caller-sampled-bytes,35 full,--flag-check-bytes,0 partial,--flag-check-bytes,0 auto,--flag-check-bytes,0 full,--check,local,--flag-check-bytes,0 partial,--layout,inline,--flag-check-bytes,0 full,--method-counters partial,--method-counters auto,--method-counters full,--method-counters,--flag-check-bytes,0 full,--lazy-twins full,--eager-twins full,--caller-sampled-bytes,325,--lazy-twins checks,--lazy-twins partial,--lazy-twins,--flag-check-bytes,0 full,--layout,handback,--lazy-twins full,--stripe-in-local}
 here=$(cd "$(dirname "$0")" && pwd)
 verify="$here/../scripts/verify_dir.sh"
 flags="-XX:+UnlockDiagnosticVMOptions -XX:+BytecodeVerificationLocal -Xverify:all"
@@ -157,10 +157,10 @@ same_as_full() {
 # Loop budgets (--check local in the default layout) count every check, only later, and
 # sample on the same checks as the call form.
 same_as_full full,--check,local 1000 "loop budgets sample the same checks"
-# The stripe in a local (the default) counts on the same counter as tick(): the plain exit
-# checks sample the same checks.
-same_as_full full,--no-stripe-in-local 1 "the stripe in a local counts every check"
-same_as_full full,--no-stripe-in-local 1000 "the stripe in a local samples the same checks"
+# The stripe in a local (--stripe-in-local) counts on the same counter as tick(): both sample
+# the same checks.
+same_as_full full,--stripe-in-local 1 "the stripe in a local counts every check"
+same_as_full full,--stripe-in-local 1000 "the stripe in a local samples the same checks"
 # Method counters sample at every check at interval 1, as the shared counter does (a method's
 # first check draws its phase, which at interval 1 is always a sample).
 same_as_full full,--method-counters 1 "every check samples"

@@ -16,7 +16,7 @@ public final class DuplexVerifyStub {
   public static boolean checkEntry() { return false; }
   public static int tick() { return Integer.MAX_VALUE; }
   public static int tickEntry() { return Integer.MAX_VALUE; }
-  // The stripe in a local (the default): no stripe, and the counter never runs out.
+  // The stripe in a local (--stripe-in-local): no stripe, and the counter never runs out.
   public static Object here() { return null; }
   public static int tickAt(Object here) { return Integer.MAX_VALUE; }
   public static boolean expired() { return false; }
