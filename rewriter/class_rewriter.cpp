@@ -284,9 +284,15 @@ std::optional<std::string> method_counters_unsupported(const RewriteOptions& opt
   return std::nullopt;
 }
 
+std::optional<std::string> stripe_in_local_unsupported(const RewriteOptions& options) {
+  if (!options.stripe_in_local || (options.outline && !options.hand_back)) return std::nullopt;
+  return "the stripe in a local needs the outline layout's exit checks (not inline or handback)";
+}
+
 Result<ClassRewrite> rewrite_class(std::span<const uint8_t> class_bytes,
                                    const RewriteOptions& options) {
   if (auto why = method_counters_unsupported(options)) return Error::plain(*why);
+  if (auto why = stripe_in_local_unsupported(options)) return Error::plain(*why);
   auto parsed = ClassFile::parse(class_bytes);
   if (!parsed) return parsed.error();
   ClassFile& cf = parsed.value();

@@ -232,6 +232,7 @@ std::string parse_args(std::span<const std::string> args, InstrumentArgs& a,
     }
   }
   if (auto why = method_counters_unsupported(options.rewrite)) return "--method-counters: " + *why;
+  if (auto why = stripe_in_local_unsupported(options.rewrite)) return "--stripe-in-local: " + *why;
   if (a.input.empty()) return "missing input (a jar, a directory or a .class file)";
   if (auto why = place_twins(a, options); !why.empty()) return why;
   if (a.output.empty()) return "missing -o OUT";

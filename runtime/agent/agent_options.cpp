@@ -234,6 +234,11 @@ bool parse_agent_options(const char* text, AgentOptions& out, std::string& error
     error = "duplex agent: methodCounters=true: " + *why;
     return false;
   }
+  rewrite.stripe_in_local = o.stripe_in_local;
+  if (auto why = stripe_in_local_unsupported(rewrite)) {
+    error = "duplex agent: stripeInLocal=true: " + *why;
+    return false;
+  }
   out = std::move(o);
   return true;
 }

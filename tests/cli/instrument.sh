@@ -367,6 +367,7 @@ bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --deflate-level 10
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --deflate-level fast
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --method-counters --layout inline
 bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --method-counters --check local
+bad 2 "$tmp/o4.jar" "$tmp/plain.jar" -o "$tmp/o4.jar" --stripe-in-local --layout handback
 bad 2 "" "$tmp/plain.jar" -o
 bad 1 "$tmp/o4.jar" "$tmp/missing.jar" -o "$tmp/o4.jar"
 bad 1 "$tmp/o5.jar" "$tmp/bad.jar" -o "$tmp/o5.jar"

@@ -804,6 +804,12 @@ TEST_CASE("the stripe in a local: back-edge checks count on the stripe found at 
   std::string loop_free = method_listing(r->bytes, "big");
   REQUIRE(loop_free.find("Duplex.tickEntry()I") != std::string::npos);
   CHECK(loop_free.find("Duplex.here()") == std::string::npos);
+  // The layouts without exit checks refuse it, with the reason.
+  RewriteOptions handback = options;
+  handback.hand_back = true;
+  auto refused = rewrite_class(probe_class(), handback);
+  REQUIRE_FALSE(refused.ok());
+  CHECK(refused.error().message().find("stripe in a local") != std::string::npos);
   // Off (the default): the back edges find the stripe in tick().
   options.stripe_in_local = false;
   auto plain = rewrite_class(probe_class(), options);
