@@ -58,6 +58,8 @@ duplex::RewriteOptions options_for(std::span<const uint8_t> input) {
   o.lazy_twins = ((a / 36) & 1) != 0;
   o.lazy_twins_raise_version = ((a / 144) & 1) == 0;
   if ((c & 1) != 0) o.in_named_module = [](std::string_view) { return true; };
+  o.stripe_in_local = (c & 2) != 0;
+  if (duplex::stripe_in_local_unsupported(o)) o.stripe_in_local = false;  // refused, not fuzzed
   for (const char* name : {"call-edge", "field-access"}) {
     auto inst = duplex::make_builtin_instrumentation(name);
     if (!inst) fail("no built-in instrumentation", name);
