@@ -174,11 +174,9 @@ Result<CheckEmitter> CheckEmitter::with_budget(ConstantPool& pool, std::string_v
 void CheckEmitter::emit(CodeIR& ir, LabelId sample) const {
   if (flag_) return emit_flag(ir, sample);
   if (budget_) return emit_budget_check(ir, sample);
-  if (exits_ && has_stripe_local()) {
+  if (exits_ && has_stripe_local()) {  // `aload slot`, then tickAt as emit_tick places tick
     ir.insns.push_back(local_insn(false, VTag::kObject, static_cast<uint16_t>(stripe_slot_)));
-    ir.insns.push_back(Insn::make(op::kInvokestatic, tick_at_));
-    ir.insns.push_back(Insn::make_branch(op::kIfle, sample));
-    return;
+    return emit_tick(ir, tick_at_, sample);
   }
   if (exits_) return emit_tick(ir, tick_, sample);
   if (form_ == CheckForm::kInline) return emit_inline(ir, sample);

@@ -211,8 +211,7 @@ public final class Duplex {
   /** {@link #tick} on the stripe {@link #here} gave the calling method. */
   public static int tickAt(Object here) {
     if (!SPECIAL) return --counter;
-    if (COUNT_CHECKS) Sampler.countCheck();
-    return --((Stripe) here).counter;
+    return tickOn((Stripe) here);
   }
 
   /** A counting method's entry: {@link #tick}, after ending a caller's flag sample. */
@@ -411,8 +410,13 @@ public final class Duplex {
   }
 
   private static int tickSpecial() {
+    return tickOn(STRIPED ? stripe() : COUNTING);
+  }
+
+  /** A check counted on stripe {@code s} (the striped counter, or check counting). */
+  private static int tickOn(Stripe s) {
     if (COUNT_CHECKS) Sampler.countCheck();
-    return --(STRIPED ? stripe() : COUNTING).counter;
+    return --s.counter;
   }
 
   private static Stripe stripe() {
