@@ -20,6 +20,6 @@ void* decode_instructions_virtual(uintptr_t start_va, uintptr_t end_va, unsigned
   (void)start_va;
   (void)end_va;
   (void)newline;
-  return decode_instructions(buffer, buffer + length, event, event_stream, printf_fn,
-                             printf_stream, options);
+  return decode_instructions(buffer, buffer + length, event, event_stream, printf_fn, printf_stream,
+                             options);
 }
