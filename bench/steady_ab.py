@@ -2,7 +2,7 @@
 """Side-by-side A/B of rewriter variants on one program, in steady state.
 
   steady_ab.py PROGRAM [--rounds N] [--max-iterations N] [--measure N]
-               [--statistic median|mean] VARIANT...
+               [--statistic median|mean|min] [--raw FILE] VARIANT...
 
 A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for example
   full=full@1000          full0=full@0           checks=checks@0
@@ -13,8 +13,8 @@ A VARIANT is NAME[!DUPLEX]=MODE[,OPTION...][@INTERVAL][:JVMOPT[;JVMOPT...]], for
 The uninstrumented program is always run as "base". Every round runs base and each variant
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
 --max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
-the median (--statistic mean: the mean) CPU time of the measured iterations over base's in the
-same round; the table gives the median over rounds and the range, the same without the JIT
+the median (--statistic mean: the mean; min: the fastest) CPU time of the measured iterations
+over base's in the same round; the table gives the median over rounds and the range, the same without the JIT
 compilers' CPU time (their threads count in the process's CPU time: this tells slower code from
 more compiling), the JIT's share of the CPU time, and how many iterations each needed to
 settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
@@ -25,9 +25,15 @@ with every iteration, uninstrumented too (rhino slower, ecj faster: bench/README
 configurations measured at different iterations. With --common-window, round 1 only finds the
 settling points and every later round measures every configuration on the same --measure
 iterations, from the latest of them (as run_bench.py's Table S does); give --rounds one more.
+
+--raw FILE writes every run's iterations (CPU and JIT seconds, which were measured) as JSON
+lines, so that other statistics can be computed later from the same batch. An A/A test (the
+same variant twice under two names, `a=checks@0 b=checks@0`) shows the batch's noise: any
+difference between the two is the machine's (bench/README.md, "Noise").
 """
 
 import argparse
+import json
 import random
 import statistics
 import sys
@@ -64,8 +70,9 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-iterations", type=int, default=150)
     ap.add_argument("--measure", type=int, default=10)
-    ap.add_argument("--statistic", choices=["median", "mean"], default="median",
+    ap.add_argument("--statistic", choices=["median", "mean", "min"], default="median",
                     help="of a run's measured iterations (default median)")
+    ap.add_argument("--raw", type=Path, help="write every run's iterations here (JSON lines)")
     ap.add_argument("--common-window", action="store_true",
                     help="round 1 finds where each configuration settles; later rounds measure "
                          "all of them on the same iterations, after the latest settling point")
@@ -84,7 +91,8 @@ def main():
     base_shares = []
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
-    stat = getattr(statistics, a.statistic)
+    stat = min if a.statistic == "min" else getattr(statistics, a.statistic)
+    raw = a.raw.open("w") if a.raw else None
     if a.common_window and a.rounds < 2:
         raise SystemExit("steady_ab.py: --common-window needs --rounds 2 or more")
     for rnd in range(1, a.rounds + 1):
@@ -113,6 +121,12 @@ def main():
                 r = benchlib.run(w, extra, v["jars"], opts, size=benchlib.steady_size(w.name), repeat=repeat)
             name = "base" if v is None else v["name"]
             measured = r.measured_cpu()
+            if raw:
+                raw.write(json.dumps({"round": rnd, "variant": name, "ok": r.ok,
+                                      "same_output": r.output == reference,
+                                      "cpu": [c for c, _ in r.iterations], "jit": r.jit,
+                                      "measured": r.measured}) + "\n")
+                raw.flush()
             if not r.ok or r.output != reference or not measured:
                 print("round %d %s: FAILED or output differs" % (rnd, name), flush=True)
                 continue

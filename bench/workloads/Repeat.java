@@ -58,6 +58,38 @@ public final class Repeat {
 
   private Repeat() {}
 
+  /** The process's CPU nanoseconds (bench/workloads/cpu_clock.c), or -1 on failure. */
+  private static native long processCpuNanos();
+
+  /**
+   * The process's CPU time, in nanoseconds: from cpu_clock.c when -Drepeat.cpuclock names it
+   * (nanosecond steps), else from the OperatingSystemMXBean (on Linux in clock ticks: steps of
+   * 10 ms).
+   */
+  private static final class CpuClock {
+    private final com.sun.management.OperatingSystemMXBean os;
+    private final boolean precise;
+
+    CpuClock(com.sun.management.OperatingSystemMXBean os) {
+      this.os = os;
+      String lib = System.getProperty("repeat.cpuclock");
+      boolean loaded = false;
+      if (lib != null && !lib.isEmpty()) {
+        try {
+          System.load(lib);
+          loaded = processCpuNanos() >= 0;
+        } catch (UnsatisfiedLinkError e) {
+          System.err.println("Repeat: " + lib + ": " + e.getMessage() + " (CPU time in ticks)");
+        }
+      }
+      precise = loaded;
+    }
+
+    long now() {
+      return precise ? processCpuNanos() : os.getProcessCpuTime();
+    }
+  }
+
   @SuppressWarnings("removal")
   public static void main(String[] args) throws Exception {
     if (args.length < 3) {
@@ -98,6 +130,7 @@ public final class Repeat {
     });
     com.sun.management.OperatingSystemMXBean os =
         (com.sun.management.OperatingSystemMXBean) ManagementFactory.getOperatingSystemMXBean();
+    CpuClock clock = new CpuClock(os);
     PrintStream out = System.out;
     PrintStream err = System.err;
     PrintStream sink = new PrintStream(OutputStream.nullOutputStream());
@@ -120,13 +153,13 @@ public final class Repeat {
         System.setErr(sink);
       }
       long jit0 = jitTimed ? jit.getTotalCompilationTime() : 0;
-      long cpu0 = os.getProcessCpuTime();
+      long cpu0 = clock.now();
       long wall0 = System.nanoTime();
       int status = mainClass.getName().equals(ECJ_MAIN)
           ? runEcj(mainClass, programArgs)
           : run(main, programArgs);
       long wall = System.nanoTime() - wall0;
-      long cpu = os.getProcessCpuTime() - cpu0;
+      long cpu = clock.now() - cpu0;
       if (status != 0) {
         System.setSecurityManager(null);
         err.println("Repeat: iteration " + (i + 1) + " exited with status " + status);
