@@ -473,11 +473,15 @@ def repeat_cpu_clock() -> Optional[Path]:
     if _stamp_ok(stamp, key) and out.exists():
         return out
     include = JAVA_HOME / "include"
+    # Built beside, then renamed: another harness process may be loading the library.
+    tmp = out.with_name("%s.%d.tmp" % (out.name, os.getpid()))
     cmd = [os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-I", str(include),
-           "-I", str(include / "linux"), "-o", str(out), str(source)]
+           "-I", str(include / "linux"), "-o", str(tmp), str(source)]
     try:
         subprocess.run(cmd, check=True, capture_output=True)
+        os.replace(tmp, out)
     except (OSError, subprocess.CalledProcessError) as e:
+        tmp.unlink(missing_ok=True)
         detail = getattr(e, "stderr", b"") or b""
         print("benchlib: cannot build %s (%s): iteration CPU times in 10 ms ticks" % (
             source.name, detail.decode(errors="replace").strip() or e), file=sys.stderr)

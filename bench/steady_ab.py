@@ -14,11 +14,11 @@ The uninstrumented program is always run as "base". Every round runs base and ea
 once, in a shuffled order; each run is one JVM running main() until the JIT has settled (at most
 --max-iterations times), then --measure more times (bench/workloads/Repeat.java). The figure is
 the median (--statistic mean: the mean; min: the fastest) CPU time of the measured iterations
-over base's in the same round; the table gives the median over rounds and the range, the same without the JIT
-compilers' CPU time (their threads count in the process's CPU time: this tells slower code from
-more compiling), the JIT's share of the CPU time, and how many iterations each needed to
-settle. Output is checked against base's first run. For the diagnosis of issue 6 (what in a
-rewritten program costs what); the paper-shaped tables come from run_bench.py.
+over base's in the same round; the table gives the median over rounds and the range, the same
+without the JIT compilers' CPU time (their threads count in the process's CPU time: this tells
+slower code from more compiling), the JIT's share of the CPU time, and how many iterations each
+needed to settle. Output is checked against base's first run. For the diagnosis of issue 6
+(what in a rewritten program costs what); the paper-shaped tables come from run_bench.py.
 
 Each run is measured after its own settling point, so a program that gets slower or faster
 with every iteration, uninstrumented too (rhino slower, ecj faster: bench/README.md), compares
@@ -158,6 +158,8 @@ def main():
         100 * statistics.median(rs), 100 * min(rs), 100 * max(rs))
     print("| base | | | %s | %s |" % (
         "%.0f%%" % (100 * statistics.median(base_shares)) if base_shares else "", settle("base")))
+    if raw:
+        raw.close()
     for v in variants:
         n = v["name"]
         if ratios[n]:
