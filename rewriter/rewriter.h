@@ -97,10 +97,10 @@ struct RewriteOptions {
   // counter stripe is looked up once, at the method's start, and kept in a local of type
   // Object, so that a back edge's check decrements it without finding it again (the thread's
   // id, the stripe array and the stripe: a chain of loads after every call the loop makes).
-  // Counts and samples exactly as the plain exit check does. Off by default: side by side it
-  // gained on sunflow and h2 and lost on bcprov, xalan and rhino, the same geometric mean
-  // (docs/design/hotspot-costs.md, section 21). Methods with loop budgets or method counters
-  // keep their own counters; the inline and handback layouts refuse it
+  // Counts and samples exactly as the plain exit check does. Off by default: beside two copies
+  // of the default it gained on sunflow in every round and was within the noise on bcprov and
+  // xalan (docs/design/hotspot-costs.md, sections 21 and 22). Methods with loop budgets or method
+  // counters keep their own counters; the inline and handback layouts refuse it
   // (stripe_in_local_unsupported).
   bool stripe_in_local = false;
   // Loop-free methods of at most this many bytes get flag checks: they read whether a sampled
