@@ -14,7 +14,6 @@
 // --show-changed lists the methods whose reassembled Code attribute is not byte-identical to
 // the original (informational: relaxation, frame re-encoding; not a failure).
 // Exit status: 0 when everything passed, 1 on any failure, 2 on usage or input errors.
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -171,27 +170,6 @@ void Checker::check(const std::string& where, const std::string& out_rel,
   }
 }
 
-// A jmod is a zip behind a 4-byte "JM\1\0" header, with offsets counted from the zip's
-// start, which JarReader does not accept: open a temporary copy without the header (removed
-// when the process ends, the reader keeps it open).
-duplex::Result<duplex::JarReader> open_zip_or_jmod(const std::string& path) {
-  if (!ends_with(path, ".jmod")) return duplex::JarReader::open(path);
-  auto bytes = duplex::read_file(path);
-  if (!bytes) return bytes.error();
-  static constexpr uint8_t kMagic[] = {'J', 'M', 1, 0};
-  if (bytes->size() < 4 || std::memcmp(bytes->data(), kMagic, 4) != 0)
-    return duplex::Error::plain(path + ": not a jmod (no JM header)");
-  std::string tmp = (std::filesystem::temp_directory_path() / "duplex-jmod-XXXXXX").string();
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) return duplex::Error::plain(path + ": cannot create a temporary file");
-  close(fd);
-  auto st = duplex::write_file_atomic(tmp, std::span<const uint8_t>(*bytes).subspan(4));
-  auto jar = st ? duplex::JarReader::open(tmp) : duplex::Result<duplex::JarReader>(st.error());
-  std::remove(tmp.c_str());
-  if (!jar) return duplex::Error::plain(path + ": " + jar.error().reason);
-  return jar;
-}
-
 // Opens an input and lists its classes; false (with a message) if it cannot be read.
 bool open_input(Input& in) {
   fs::path p(in.path);
@@ -214,7 +192,8 @@ bool open_input(Input& in) {
     return true;
   }
   in.kind = ends_with(in.path, ".jmod") ? Input::kJmod : Input::kZip;
-  auto jar = open_zip_or_jmod(in.path);
+  auto jar = in.kind == Input::kJmod ? duplex::JarReader::open_jmod(in.path)
+                                     : duplex::JarReader::open(in.path);
   if (!jar) {
     std::fprintf(stderr, "duplex-corpus-check: %s\n", jar.error().message().c_str());
     return false;

@@ -14,12 +14,10 @@
 // <best CPU s>" line per mode (bench/classfile/run_bench.sh turns them into a table).
 // With DUPLEX_BENCH_PASSES set, every pass's CPU time goes to stderr too (the first pass is
 // the cold one: what a class loaded by the agent costs is nearer to it than to the best).
-#include <unistd.h>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <ctime>
 #include <filesystem>
 #include <string>
@@ -49,27 +47,6 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// A jmod is a zip behind a 4-byte "JM\1\0" header, with offsets counted from the zip's
-// start, which JarReader does not accept: open a temporary copy without the header (removed
-// when the process ends, the reader keeps it open).
-duplex::Result<duplex::JarReader> open_zip_or_jmod(const std::string& path) {
-  if (!ends_with(path, ".jmod")) return duplex::JarReader::open(path);
-  auto bytes = duplex::read_file(path);
-  if (!bytes) return bytes.error();
-  static constexpr uint8_t kMagic[] = {'J', 'M', 1, 0};
-  if (bytes->size() < 4 || std::memcmp(bytes->data(), kMagic, 4) != 0)
-    return duplex::Error::plain(path + ": not a jmod (no JM header)");
-  std::string tmp = (std::filesystem::temp_directory_path() / "duplex-jmod-XXXXXX").string();
-  int fd = mkstemp(tmp.data());
-  if (fd < 0) return duplex::Error::plain(path + ": cannot create a temporary file");
-  close(fd);
-  auto st = duplex::write_file_atomic(tmp, std::span<const uint8_t>(*bytes).subspan(4));
-  auto jar = st ? duplex::JarReader::open(tmp) : duplex::Result<duplex::JarReader>(st.error());
-  std::remove(tmp.c_str());
-  if (!jar) return duplex::Error::plain(path + ": " + jar.error().reason);
-  return jar;
-}
-
 // Appends every class of `path` to `out`; false (with a message) if it cannot be read.
 bool load(const std::string& path, std::vector<std::vector<uint8_t>>& out) {
   std::error_code ec;
@@ -84,9 +61,9 @@ bool load(const std::string& path, std::vector<std::vector<uint8_t>>& out) {
     }
     return true;
   }
-  auto jar = open_zip_or_jmod(path);
-  if (!jar) return std::fprintf(stderr, "%s\n", jar.error().message().c_str()), false;
   bool jmod = ends_with(path, ".jmod");
+  auto jar = jmod ? duplex::JarReader::open_jmod(path) : duplex::JarReader::open(path);
+  if (!jar) return std::fprintf(stderr, "%s\n", jar.error().message().c_str()), false;
   for (const auto& e : jar->entries()) {
     if (e.is_directory || !duplex::is_class_entry(e.name)) continue;
     if (jmod && e.name.rfind("classes/", 0) != 0) continue;
