@@ -573,9 +573,9 @@ Result<JarWriter> JarWriter::create(const std::string& dest) {
   std::string dir = std::filesystem::path(dest).parent_path().string();
   if (dir.empty()) dir = ".";
   struct stat st;
-  if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+  if (::stat(dir.c_str(), &st) != 0)
     return file_error(dest, "directory " + dir + " does not exist");
-  }
+  if (!S_ISDIR(st.st_mode)) return file_error(dest, dir + " is not a directory");
   // libzip only touches the disk at commit; fail now rather than after all the work.
   if (::access(dir.c_str(), W_OK) != 0) return file_error(dest, "cannot write to " + dir);
   if (::stat(dest.c_str(), &st) == 0 && S_ISDIR(st.st_mode))

@@ -474,6 +474,22 @@ TEST_CASE("commit is atomic and abort leaves nothing behind", "[archive]") {
   }
 }
 
+TEST_CASE("a jar writer names what is wrong with its destination", "[archive]") {
+  TempDir tmp;
+  auto message_of = [](const std::string& dest) {
+    auto w = JarWriter::create(dest);
+    REQUIRE_FALSE(w.ok());
+    return w.error().message();
+  };
+  CHECK(message_of(tmp / "nope/out.jar") ==
+        tmp / "nope/out.jar" + ": directory " + tmp / "nope" + " does not exist");
+  write_text(tmp / "plain", "a file, not a directory");
+  CHECK(message_of(tmp / "plain/out.jar") ==
+        tmp / "plain/out.jar" + ": " + tmp / "plain" + " is not a directory");
+  fs::create_directory(tmp.path / "dir.jar");
+  CHECK(message_of(tmp / "dir.jar") == tmp / "dir.jar" + ": is a directory");
+}
+
 TEST_CASE("the writer may outlive the reader it copies from", "[archive]") {
   TempDir tmp;
   std::string in_path = build_test_jar(tmp);
