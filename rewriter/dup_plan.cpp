@@ -133,9 +133,12 @@ bool likely_entered_from_outside(const MethodContext& method) {
   // Class initializers run from the JVM; synthetic methods (lambda bodies, bridges, accessors)
   // are called from generated or JDK code.
   if (method.method_name == "<clinit>" || (method.access_flags & access::kSynthetic)) return true;
-  // Compared as name + descriptor, without building the string for every method.
+  // Compared as name + descriptor, without building the string for every method; the lengths
+  // first, which rule out nearly every entry for nearly every method.
   const std::string_view name = method.method_name;
+  const size_t length = name.size() + method.descriptor.size();
   for (std::string_view s : kCalledByTheJdk) {
+    if (s.size() != length) continue;
     if (s.starts_with(name) && s.substr(name.size()) == method.descriptor) return true;
   }
   return false;
