@@ -41,6 +41,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import benchlib  # noqa: E402
+from noise import STATISTICS  # noqa: E402
 
 BOTH = "call-edge,field-access"
 
@@ -70,7 +71,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-iterations", type=int, default=150)
     ap.add_argument("--measure", type=int, default=10)
-    ap.add_argument("--statistic", choices=["median", "mean", "min"], default="median",
+    ap.add_argument("--statistic", choices=list(STATISTICS), default="median",
                     help="of a run's measured iterations (default median)")
     ap.add_argument("--raw", type=Path, help="write every run's iterations here (JSON lines)")
     ap.add_argument("--common-window", action="store_true",
@@ -91,7 +92,7 @@ def main():
     base_shares = []
     warmups = {v["name"]: [] for v in [{"name": "base"}] + variants}
     repeat = "converge:%d:%d" % (a.max_iterations, a.measure)
-    stat = min if a.statistic == "min" else getattr(statistics, a.statistic)
+    stat = STATISTICS[a.statistic]
     raw = a.raw.open("w") if a.raw else None
     if a.common_window and a.rounds < 2:
         raise SystemExit("steady_ab.py: --common-window needs --rounds 2 or more")

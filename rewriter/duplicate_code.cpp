@@ -413,17 +413,23 @@ class Duplicator {
   // where they have none.
   Status give_entry_frame(size_t check_labels_from) {
     if (!uses_frames()) return Ok{};
-    auto lacks_frame = [&](size_t l) { return !out_.labels[l].frame; };
-    const bool dup_entry_lacks = dup_entry_ != kNoLabel && lacks_frame(dup_entry_);
-    bool any = dup_entry_lacks;
-    for (size_t l = check_labels_from; l < out_.labels.size() && !any; ++l) any = lacks_frame(l);
-    if (!any) return Ok{};
-    auto initial = initial_frame_ref(pool_, m_.context.class_name, m_.context.method_name,
-                                     m_.context.descriptor, m_.context.access_flags);
-    if (!initial) return initial.error();
-    if (dup_entry_lacks) out_.labels[dup_entry_].frame = *initial.value();
+    const Frame* initial = nullptr;  // looked up for the first label that needs it
+    auto give = [&](size_t l) -> Status {
+      if (out_.labels[l].frame) return Ok{};
+      if (initial == nullptr) {
+        auto frame = initial_frame_ref(pool_, m_.context.class_name, m_.context.method_name,
+                                       m_.context.descriptor, m_.context.access_flags);
+        if (!frame) return frame.error();
+        initial = frame.value();
+      }
+      out_.labels[l].frame = *initial;
+      return Ok{};
+    };
+    if (dup_entry_ != kNoLabel) {
+      if (auto s = give(dup_entry_); !s) return s;
+    }
     for (size_t l = check_labels_from; l < out_.labels.size(); ++l) {
-      if (lacks_frame(l)) out_.labels[l].frame = *initial.value();
+      if (auto s = give(l); !s) return s;
     }
     return Ok{};
   }
