@@ -473,6 +473,8 @@ def repeat_cpu_clock() -> Optional[Path]:
     if _stamp_ok(stamp, key) and out.exists():
         return out
     include = JAVA_HOME / "include"
+    # On a fresh cache the directory is not there yet (repeat_classes makes it too).
+    out.parent.mkdir(parents=True, exist_ok=True)
     # Built beside, then renamed: another harness process may be loading the library.
     tmp = out.with_name("%s.%d.tmp" % (out.name, os.getpid()))
     cmd = [os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-I", str(include),
