@@ -449,10 +449,18 @@ def classpath(w: Workload, extra: List[Path], jars: Optional[List[Path]] = None)
 _run_counter = [0]
 
 
+def _repeat_dir() -> Path:
+    """The cache's directory for Repeat's classes and CPU clock, made if missing (a fresh cache
+    has none)."""
+    d = cache_dir() / "repeat"
+    d.mkdir(parents=True, exist_ok=True)
+    return d
+
+
 def repeat_classes() -> Path:
     """Compiles bench/workloads/Repeat.java (runs main() N times in one JVM) into the cache."""
     source = BENCH / "workloads" / "Repeat.java"
-    out = cache_dir() / "repeat" / "classes"
+    out = _repeat_dir() / "classes"
     stamp = out / ".stamp"
     key = _sha256(source.read_bytes())
     if not _stamp_ok(stamp, key):
@@ -467,14 +475,12 @@ def repeat_cpu_clock() -> Optional[Path]:
     """Compiles bench/workloads/cpu_clock.c (Repeat's CPU clock in nanoseconds) into the cache;
     None, with one line on stderr, where it cannot be built (Repeat then counts clock ticks)."""
     source = BENCH / "workloads" / "cpu_clock.c"
-    out = cache_dir() / "repeat" / "libcpu_clock.so"
-    stamp = cache_dir() / "repeat" / ".cpu_clock.stamp"
+    out = _repeat_dir() / "libcpu_clock.so"
+    stamp = out.parent / ".cpu_clock.stamp"
     key = _sha256(source.read_bytes() + str(JAVA_HOME).encode())
     if _stamp_ok(stamp, key) and out.exists():
         return out
     include = JAVA_HOME / "include"
-    # On a fresh cache the directory is not there yet (repeat_classes makes it too).
-    out.parent.mkdir(parents=True, exist_ok=True)
     # Built beside, then renamed: another harness process may be loading the library.
     tmp = out.with_name("%s.%d.tmp" % (out.name, os.getpid()))
     cmd = [os.environ.get("CC", "cc"), "-shared", "-fPIC", "-O2", "-I", str(include),
